@@ -1,0 +1,1 @@
+//! `#[derive(SoaAllocator)]`: see the `idtable` crate.

@@ -1,0 +1,1 @@
+//! The `DataComponent`: per-entity key/value data in one relocatable buffer.

@@ -1,0 +1,3 @@
+//! idtable: structure-of-arrays allocators with generational ids.
+
+pub use idtable_runtime::*;
