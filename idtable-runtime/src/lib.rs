@@ -1,8 +1,26 @@
 //! Runtime of [idtable](https://docs.rs/idtable): everything a derived
 //! structure-of-arrays allocator shares.
 //!
+//! * [`id`]: the generational id layouts ([`Id32`], [`Id64`] and their
+//!   aliases) and the [`Id`] trait;
+//! * [`table`]: the id table engine, [`IdTable`];
+//! * [`columns`]: every column of an allocator in one allocation;
+//! * [`storage`]: [`SoaStorage`], table and columns kept in step, which
+//!   every derived allocator wraps;
+//! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer.
+//!
 //! Users depend on the `idtable` facade crate, which re-exports this crate.
 
 #![deny(missing_docs)]
 
+extern crate alloc;
+
+pub mod columns;
 pub mod data;
+pub mod id;
+pub mod storage;
+pub mod table;
+
+pub use id::{Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName};
+pub use storage::{InsertError, Record, SoaStorage};
+pub use table::{IdTable, OnExhausted, SwapRemove, TableConfig, TableFull};

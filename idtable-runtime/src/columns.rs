@@ -1,0 +1,1130 @@
+//! Column storage: every column of an allocator in one allocation, with one
+//! shared length and capacity.
+//!
+//! A set of columns is described by a type built from three pieces:
+//!
+//! * [`Col<T>`]: one column of `T`;
+//! * `(L, R)`: the columns of `L` followed by those of `R`;
+//! * `()`: no column.
+//!
+//! The derive nests pairs as a balanced binary tree, so a struct of any width
+//! (forty fields and more) is described with depth `log2(fields)`:
+//! `struct P { a: A, b: B, c: C }` becomes `(Col<A>, (Col<B>, Col<C>))`, and
+//! its values travel as `(a, (b, c))`.
+//!
+//! [`ColumnBuffer<C>`] lays the columns out back to back in one allocation
+//! sized for `capacity` rows (each column aligned for its type, the block
+//! aligned for the most aligned one) and keeps one `len` for all of them.
+//! Growing reallocates once for all columns; pushing writes each column
+//! without a per-column length or capacity check. Zero-sized columns take no
+//! space; a buffer of only zero-sized columns never allocates.
+//!
+//! ```
+//! use idtable::columns::{Col, ColumnBuffer};
+//!
+//! let mut buf = ColumnBuffer::<(Col<u8>, Col<f64>)>::new();
+//! buf.push((1, 0.5));
+//! buf.push((2, 1.5));
+//! let (bytes, floats) = buf.slices();
+//! assert_eq!(bytes, &[1, 2]);
+//! assert_eq!(floats, &[0.5, 1.5]);
+//! assert_eq!(buf.swap_remove(0), (1, 0.5));
+//! assert_eq!(buf.get(0), Some((&2, &1.5)));
+//! ```
+//!
+//! # Safety
+//!
+//! All `unsafe` code of idtable lives in this module. The invariants it
+//! relies on, for a `ColumnBuffer` with base `base`, capacity `cap` and
+//! length `len`:
+//!
+//! 1. `ptrs` holds, per column, a pointer aligned for its type and valid for
+//!    reads and writes of `cap` elements: inside the allocation at `base`
+//!    (whose layout is `layout`), or dangling for a zero-sized type or when
+//!    `cap == 0`;
+//! 2. rows `0..len` of every column are initialised, rows `len..cap` are not;
+//! 3. `len <= cap`.
+//!
+//! Every method keeps them; every `unsafe` block says which it uses. The
+//! tests of this module run under Miri.
+
+use alloc::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of};
+use core::ptr::{self, NonNull};
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::Col<T> {}
+    impl<L: Sealed, R: Sealed> Sealed for (L, R) {}
+    impl Sealed for () {}
+}
+
+/// One column of `T` in a [`Columns`] description. Never constructed.
+pub struct Col<T>(PhantomData<fn() -> T>);
+
+/// A description of a set of columns: [`Col<T>`], a pair `(L, R)` of
+/// descriptions, or `()`. Sealed; its methods are the raw operations
+/// [`ColumnBuffer`] is built from.
+///
+/// # Safety
+///
+/// The `unsafe` methods take `ptrs` as produced by [`place`](Columns::place)
+/// for some capacity `cap`, and indices below `cap`; each states what must be
+/// initialised.
+pub trait Columns: sealed::Sealed {
+    /// The values of one row, by value: `T`, or `(L::Values, R::Values)`.
+    type Values;
+    /// One base pointer per column.
+    type Ptrs: Copy;
+    /// One `&'a T` per column, nested like [`Values`](Columns::Values).
+    type Refs<'a>
+    where
+        Self: 'a;
+    /// One `&'a mut T` per column.
+    type Muts<'a>
+    where
+        Self: 'a;
+    /// One `&'a [T]` per column.
+    type Slices<'a>
+    where
+        Self: 'a;
+    /// One `&'a mut [T]` per column.
+    type SlicesMut<'a>
+    where
+        Self: 'a;
+
+    /// Total size of one row (sum of the element sizes).
+    const ROW_SIZE: usize;
+    /// The largest alignment of any column.
+    const ALIGN: usize;
+
+    /// Pointers for a buffer with no allocation (capacity 0, or zero-sized).
+    const DANGLING: Self::Ptrs;
+
+    /// The end offset after laying these columns out for `cap` rows from
+    /// offset `end`; `None` on overflow.
+    fn extent(cap: usize, end: usize) -> Option<usize>;
+
+    /// Lays the columns out for `cap` rows from offset `*end` of `base`,
+    /// advancing `*end` exactly as [`extent`](Columns::extent) computes.
+    ///
+    /// # Safety
+    ///
+    /// `base` points to an allocation of at least `extent(cap, *end)` bytes,
+    /// aligned to [`ALIGN`](Columns::ALIGN), and that extent did not overflow.
+    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> Self::Ptrs;
+
+    /// Writes `values` into row `i`, without dropping what was there.
+    ///
+    /// # Safety
+    ///
+    /// Row `i` is in capacity; whatever it held is forgotten.
+    unsafe fn write(ptrs: Self::Ptrs, i: usize, values: Self::Values);
+
+    /// Moves the values of row `i` out.
+    ///
+    /// # Safety
+    ///
+    /// Row `i` is initialised; afterwards it must be treated as uninitialised.
+    unsafe fn read(ptrs: Self::Ptrs, i: usize) -> Self::Values;
+
+    /// Copies row `from` over row `to` bitwise.
+    ///
+    /// # Safety
+    ///
+    /// `from != to`, row `from` is initialised and is treated as
+    /// uninitialised afterwards; what row `to` held is forgotten.
+    unsafe fn copy_row(ptrs: Self::Ptrs, from: usize, to: usize);
+
+    /// Copies rows `0..n` of `src` to rows `0..n` of `dst`.
+    ///
+    /// # Safety
+    ///
+    /// Both in capacity for `n` rows, in distinct allocations.
+    unsafe fn copy_prefix(src: Self::Ptrs, dst: Self::Ptrs, n: usize);
+
+    /// Swaps rows `a` and `b`.
+    ///
+    /// # Safety
+    ///
+    /// Both rows initialised.
+    unsafe fn swap(ptrs: Self::Ptrs, a: usize, b: usize);
+
+    /// Drops rows `start..end` in place.
+    ///
+    /// # Safety
+    ///
+    /// Those rows are initialised, and are treated as uninitialised after.
+    unsafe fn drop_range(ptrs: Self::Ptrs, start: usize, end: usize);
+
+    /// Shared references to row `i`.
+    ///
+    /// # Safety
+    ///
+    /// Row `i` is initialised and not mutably borrowed for `'a`.
+    unsafe fn refs<'a>(ptrs: Self::Ptrs, i: usize) -> Self::Refs<'a>
+    where
+        Self: 'a;
+
+    /// Mutable references to row `i`.
+    ///
+    /// # Safety
+    ///
+    /// Row `i` is initialised and not otherwise borrowed for `'a`.
+    unsafe fn muts<'a>(ptrs: Self::Ptrs, i: usize) -> Self::Muts<'a>
+    where
+        Self: 'a;
+
+    /// Shared slices of rows `0..len`.
+    ///
+    /// # Safety
+    ///
+    /// Those rows are initialised and not mutably borrowed for `'a`.
+    unsafe fn slices<'a>(ptrs: Self::Ptrs, len: usize) -> Self::Slices<'a>
+    where
+        Self: 'a;
+
+    /// Mutable slices of rows `0..len`.
+    ///
+    /// # Safety
+    ///
+    /// Those rows are initialised and not otherwise borrowed for `'a`.
+    unsafe fn slices_mut<'a>(ptrs: Self::Ptrs, len: usize) -> Self::SlicesMut<'a>
+    where
+        Self: 'a;
+}
+
+/// Columns whose every element type is `Clone`.
+pub trait CloneColumns: Columns {
+    /// Clones one row.
+    fn clone_row(refs: Self::Refs<'_>) -> Self::Values;
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+impl<T> Columns for Col<T> {
+    type Values = T;
+    type Ptrs = NonNull<T>;
+    type Refs<'a>
+        = &'a T
+    where
+        Self: 'a;
+    type Muts<'a>
+        = &'a mut T
+    where
+        Self: 'a;
+    type Slices<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    type SlicesMut<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+
+    const ROW_SIZE: usize = size_of::<T>();
+    const ALIGN: usize = align_of::<T>();
+
+    const DANGLING: NonNull<T> = NonNull::dangling();
+
+    #[inline]
+    fn extent(cap: usize, end: usize) -> Option<usize> {
+        if size_of::<T>() == 0 {
+            return Some(end);
+        }
+        let start = end.checked_next_multiple_of(align_of::<T>())?;
+        start.checked_add(cap.checked_mul(size_of::<T>())?)
+    }
+
+    #[inline]
+    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> NonNull<T> {
+        if size_of::<T>() == 0 {
+            return NonNull::dangling();
+        }
+        let start = end.next_multiple_of(align_of::<T>());
+        *end = start + cap * size_of::<T>();
+        // SAFETY: the caller guarantees the allocation spans `extent(cap, end)`
+        // bytes, which includes `start..*end`; `start` is a multiple of T's
+        // alignment and `base` is aligned to at least that, so the pointer is
+        // in bounds, non-null and aligned.
+        unsafe { base.add(start).cast::<T>() }
+    }
+
+    #[inline(always)]
+    unsafe fn write(ptrs: NonNull<T>, i: usize, values: T) {
+        // SAFETY: row `i` is in capacity (caller), so the write is in bounds.
+        unsafe { ptrs.add(i).write(values) }
+    }
+
+    #[inline(always)]
+    unsafe fn read(ptrs: NonNull<T>, i: usize) -> T {
+        // SAFETY: row `i` is initialised (caller), who also stops treating it
+        // as initialised, so the value is moved out exactly once.
+        unsafe { ptrs.add(i).read() }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_row(ptrs: NonNull<T>, from: usize, to: usize) {
+        // SAFETY: both rows are in capacity and distinct (caller), so the
+        // one-element ranges do not overlap.
+        unsafe { ptr::copy_nonoverlapping(ptrs.add(from).as_ptr(), ptrs.add(to).as_ptr(), 1) }
+    }
+
+    #[inline]
+    unsafe fn copy_prefix(src: NonNull<T>, dst: NonNull<T>, n: usize) {
+        // SAFETY: both are valid for `n` elements in distinct allocations.
+        unsafe { ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), n) }
+    }
+
+    #[inline(always)]
+    unsafe fn swap(ptrs: NonNull<T>, a: usize, b: usize) {
+        // SAFETY: both rows are initialised (caller); `ptr::swap` allows
+        // `a == b`.
+        unsafe { ptr::swap(ptrs.add(a).as_ptr(), ptrs.add(b).as_ptr()) }
+    }
+
+    #[inline]
+    unsafe fn drop_range(ptrs: NonNull<T>, start: usize, end: usize) {
+        // SAFETY: rows `start..end` are initialised and given up (caller).
+        unsafe {
+            let first = ptrs.add(start).as_ptr();
+            ptr::drop_in_place(ptr::slice_from_raw_parts_mut(first, end - start));
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn refs<'a>(ptrs: NonNull<T>, i: usize) -> &'a T
+    where
+        Self: 'a,
+    {
+        // SAFETY: row `i` is initialised and not mutably borrowed (caller).
+        unsafe { ptrs.add(i).as_ref() }
+    }
+
+    #[inline(always)]
+    unsafe fn muts<'a>(ptrs: NonNull<T>, i: usize) -> &'a mut T
+    where
+        Self: 'a,
+    {
+        // SAFETY: row `i` is initialised and not otherwise borrowed (caller).
+        unsafe { ptrs.add(i).as_mut() }
+    }
+
+    #[inline(always)]
+    unsafe fn slices<'a>(ptrs: NonNull<T>, len: usize) -> &'a [T]
+    where
+        Self: 'a,
+    {
+        // SAFETY: rows `0..len` are initialised, not mutably borrowed, and
+        // `ptrs` is aligned and non-null (also when dangling).
+        unsafe { core::slice::from_raw_parts(ptrs.as_ptr(), len) }
+    }
+
+    #[inline(always)]
+    unsafe fn slices_mut<'a>(ptrs: NonNull<T>, len: usize) -> &'a mut [T]
+    where
+        Self: 'a,
+    {
+        // SAFETY: as in `slices`, and not otherwise borrowed (caller).
+        unsafe { core::slice::from_raw_parts_mut(ptrs.as_ptr(), len) }
+    }
+}
+
+impl<T: Clone> CloneColumns for Col<T> {
+    #[inline]
+    fn clone_row(refs: &T) -> T {
+        refs.clone()
+    }
+}
+
+impl<L: Columns, R: Columns> Columns for (L, R) {
+    type Values = (L::Values, R::Values);
+    type Ptrs = (L::Ptrs, R::Ptrs);
+    type Refs<'a>
+        = (L::Refs<'a>, R::Refs<'a>)
+    where
+        Self: 'a;
+    type Muts<'a>
+        = (L::Muts<'a>, R::Muts<'a>)
+    where
+        Self: 'a;
+    type Slices<'a>
+        = (L::Slices<'a>, R::Slices<'a>)
+    where
+        Self: 'a;
+    type SlicesMut<'a>
+        = (L::SlicesMut<'a>, R::SlicesMut<'a>)
+    where
+        Self: 'a;
+
+    const ROW_SIZE: usize = L::ROW_SIZE + R::ROW_SIZE;
+    const ALIGN: usize = max(L::ALIGN, R::ALIGN);
+
+    const DANGLING: Self::Ptrs = (L::DANGLING, R::DANGLING);
+
+    #[inline]
+    fn extent(cap: usize, end: usize) -> Option<usize> {
+        R::extent(cap, L::extent(cap, end)?)
+    }
+
+    #[inline]
+    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> Self::Ptrs {
+        // SAFETY: the allocation spans the extent of both halves (caller),
+        // laid out in the same order as `extent`.
+        unsafe { (L::place(base, cap, end), R::place(base, cap, end)) }
+    }
+
+    #[inline(always)]
+    unsafe fn write(ptrs: Self::Ptrs, i: usize, values: Self::Values) {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe {
+            L::write(ptrs.0, i, values.0);
+            R::write(ptrs.1, i, values.1);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn read(ptrs: Self::Ptrs, i: usize) -> Self::Values {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe { (L::read(ptrs.0, i), R::read(ptrs.1, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn copy_row(ptrs: Self::Ptrs, from: usize, to: usize) {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe {
+            L::copy_row(ptrs.0, from, to);
+            R::copy_row(ptrs.1, from, to);
+        }
+    }
+
+    #[inline]
+    unsafe fn copy_prefix(src: Self::Ptrs, dst: Self::Ptrs, n: usize) {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe {
+            L::copy_prefix(src.0, dst.0, n);
+            R::copy_prefix(src.1, dst.1, n);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn swap(ptrs: Self::Ptrs, a: usize, b: usize) {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe {
+            L::swap(ptrs.0, a, b);
+            R::swap(ptrs.1, a, b);
+        }
+    }
+
+    #[inline]
+    unsafe fn drop_range(ptrs: Self::Ptrs, start: usize, end: usize) {
+        // A guard drops the right half even if a destructor of the left half
+        // panics, so one panicking `Drop` leaks nothing else.
+        struct Rest<R: Columns> {
+            ptrs: R::Ptrs,
+            start: usize,
+            end: usize,
+        }
+        impl<R: Columns> Drop for Rest<R> {
+            fn drop(&mut self) {
+                // SAFETY: the rows of this half are initialised and given up
+                // by the caller of `drop_range`; they are dropped only here.
+                unsafe { R::drop_range(self.ptrs, self.start, self.end) }
+            }
+        }
+        let rest = Rest::<R> { ptrs: ptrs.1, start, end };
+        // SAFETY: forwarded caller contract for the left half.
+        unsafe { L::drop_range(ptrs.0, start, end) };
+        drop(rest);
+    }
+
+    #[inline(always)]
+    unsafe fn refs<'a>(ptrs: Self::Ptrs, i: usize) -> Self::Refs<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe { (L::refs(ptrs.0, i), R::refs(ptrs.1, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn muts<'a>(ptrs: Self::Ptrs, i: usize) -> Self::Muts<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded caller contract; the halves are distinct columns.
+        unsafe { (L::muts(ptrs.0, i), R::muts(ptrs.1, i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn slices<'a>(ptrs: Self::Ptrs, len: usize) -> Self::Slices<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe { (L::slices(ptrs.0, len), R::slices(ptrs.1, len)) }
+    }
+
+    #[inline(always)]
+    unsafe fn slices_mut<'a>(ptrs: Self::Ptrs, len: usize) -> Self::SlicesMut<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded caller contract; the halves are distinct columns.
+        unsafe { (L::slices_mut(ptrs.0, len), R::slices_mut(ptrs.1, len)) }
+    }
+}
+
+impl<L: CloneColumns, R: CloneColumns> CloneColumns for (L, R) {
+    #[inline]
+    fn clone_row(refs: Self::Refs<'_>) -> Self::Values {
+        (L::clone_row(refs.0), R::clone_row(refs.1))
+    }
+}
+
+impl Columns for () {
+    type Values = ();
+    type Ptrs = ();
+    type Refs<'a> = ();
+    type Muts<'a> = ();
+    type Slices<'a> = ();
+    type SlicesMut<'a> = ();
+
+    const ROW_SIZE: usize = 0;
+    const ALIGN: usize = 1;
+
+    const DANGLING: () = ();
+    fn extent(_cap: usize, end: usize) -> Option<usize> {
+        Some(end)
+    }
+    unsafe fn place(_base: NonNull<u8>, _cap: usize, _end: &mut usize) {}
+    unsafe fn write(_ptrs: (), _i: usize, _values: ()) {}
+    unsafe fn read(_ptrs: (), _i: usize) {}
+    unsafe fn copy_row(_ptrs: (), _from: usize, _to: usize) {}
+    unsafe fn copy_prefix(_src: (), _dst: (), _n: usize) {}
+    unsafe fn swap(_ptrs: (), _a: usize, _b: usize) {}
+    unsafe fn drop_range(_ptrs: (), _start: usize, _end: usize) {}
+    unsafe fn refs<'a>(_ptrs: (), _i: usize) 
+    where
+        Self: 'a,
+    {
+    }
+    unsafe fn muts<'a>(_ptrs: (), _i: usize) 
+    where
+        Self: 'a,
+    {
+    }
+    unsafe fn slices<'a>(_ptrs: (), _len: usize) 
+    where
+        Self: 'a,
+    {
+    }
+    unsafe fn slices_mut<'a>(_ptrs: (), _len: usize) 
+    where
+        Self: 'a,
+    {
+    }
+}
+
+impl CloneColumns for () {
+    fn clone_row(_refs: ()) {}
+}
+
+/// Rows of columns `C` in one allocation with one length and capacity.
+///
+/// The safe API of this module; see the [module docs](self) for the layout
+/// and the invariants.
+pub struct ColumnBuffer<C: Columns> {
+    ptrs: C::Ptrs,
+    /// The allocation, when `layout.size() > 0`.
+    base: NonNull<u8>,
+    layout: Layout,
+    len: usize,
+    cap: usize,
+    _owns: PhantomData<C::Values>,
+}
+
+// SAFETY: the buffer owns its rows like a `Vec` of them: sending it sends the
+// values, sharing it shares them.
+unsafe impl<C: Columns> Send for ColumnBuffer<C> where C::Values: Send {}
+// SAFETY: as above; `&ColumnBuffer` only hands out shared references.
+unsafe impl<C: Columns> Sync for ColumnBuffer<C> where C::Values: Sync {}
+
+impl<C: Columns> Default for ColumnBuffer<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Columns> Drop for ColumnBuffer<C> {
+    fn drop(&mut self) {
+        // Free the block even if a destructor panics.
+        struct Free(NonNull<u8>, Layout);
+        impl Drop for Free {
+            fn drop(&mut self) {
+                if self.1.size() != 0 {
+                    // SAFETY: the block was allocated with exactly this layout
+                    // and is freed once, here.
+                    unsafe { dealloc(self.0.as_ptr(), self.1) }
+                }
+            }
+        }
+        let _free = Free(self.base, self.layout);
+        let len = core::mem::replace(&mut self.len, 0);
+        // SAFETY: rows `0..len` are initialised (invariant 2); `len` was set
+        // to 0 first so nothing can observe them after.
+        unsafe { C::drop_range(self.ptrs, 0, len) }
+    }
+}
+
+impl<C: Columns> ColumnBuffer<C> {
+    const EMPTY_LAYOUT: Layout = match Layout::from_size_align(0, C::ALIGN) {
+        Ok(layout) => layout,
+        Err(_) => panic!("column alignment is a power of two"),
+    };
+
+    /// An empty buffer; does not allocate.
+    pub const fn new() -> Self {
+        ColumnBuffer {
+            ptrs: C::DANGLING,
+            base: NonNull::dangling(),
+            layout: Self::EMPTY_LAYOUT,
+            len: 0,
+            cap: if C::ROW_SIZE == 0 { usize::MAX } else { 0 },
+            _owns: PhantomData,
+        }
+    }
+
+    /// An empty buffer with room for at least `capacity` rows.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut buf = Self::new();
+        buf.reserve(capacity);
+        buf
+    }
+
+    /// Number of rows.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when there are no rows.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Rows that fit before the next reallocation (`usize::MAX` when every
+    /// column is zero-sized).
+    #[inline(always)]
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Bytes of the allocation (0 when nothing is allocated).
+    pub fn allocated_bytes(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// Moves the rows into a new allocation of `new_cap` rows.
+    fn reallocate(&mut self, new_cap: usize) {
+        debug_assert!(new_cap >= self.len && C::ROW_SIZE != 0);
+        let (base, layout, ptrs) = if new_cap == 0 {
+            (NonNull::dangling(), Self::EMPTY_LAYOUT, C::DANGLING)
+        } else {
+            let layout = C::extent(new_cap, 0)
+                .and_then(|size| Layout::from_size_align(size, C::ALIGN).ok())
+                .unwrap_or_else(|| capacity_overflow());
+            // SAFETY: the layout has a non-zero size: `new_cap > 0` and some
+            // column is not zero-sized.
+            let raw = unsafe { alloc(layout) };
+            let Some(base) = NonNull::new(raw) else {
+                handle_alloc_error(layout)
+            };
+            let mut end = 0;
+            // SAFETY: `base` spans `extent(new_cap, 0)` bytes, aligned to
+            // `C::ALIGN`, and that extent was computed without overflow.
+            let ptrs = unsafe { C::place(base, new_cap, &mut end) };
+            (base, layout, ptrs)
+        };
+        // SAFETY: rows `0..len` of the old buffer are initialised and the new
+        // one has room for them (`new_cap >= len`); the allocations are
+        // distinct. The old rows are forgotten, not dropped: they moved.
+        unsafe { C::copy_prefix(self.ptrs, ptrs, self.len) };
+        if self.layout.size() != 0 {
+            // SAFETY: the old block was allocated with this layout; its rows
+            // were moved out above.
+            unsafe { dealloc(self.base.as_ptr(), self.layout) };
+        }
+        self.ptrs = ptrs;
+        self.base = base;
+        self.layout = layout;
+        self.cap = new_cap;
+    }
+
+    /// Reserves room for at least `additional` more rows (doubling).
+    pub fn reserve(&mut self, additional: usize) {
+        let needed = self
+            .len
+            .checked_add(additional)
+            .unwrap_or_else(|| capacity_overflow());
+        if needed > self.cap {
+            let doubled = self.cap.saturating_mul(2);
+            self.reallocate(needed.max(doubled).max(4));
+        }
+    }
+
+    /// Reserves room for exactly `additional` more rows.
+    pub fn reserve_exact(&mut self, additional: usize) {
+        let needed = self
+            .len
+            .checked_add(additional)
+            .unwrap_or_else(|| capacity_overflow());
+        if needed > self.cap {
+            self.reallocate(needed);
+        }
+    }
+
+    /// Shrinks the allocation to the length.
+    pub fn shrink_to_fit(&mut self) {
+        if C::ROW_SIZE != 0 && self.cap > self.len {
+            self.reallocate(self.len);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow_one(&mut self) {
+        self.reserve(1);
+    }
+
+    /// Appends a row.
+    #[inline]
+    pub fn push(&mut self, values: C::Values) {
+        if self.len == self.cap {
+            self.grow_one();
+        }
+        // SAFETY: `len < cap` now, so row `len` is in capacity and
+        // uninitialised (invariant 2).
+        unsafe { C::write(self.ptrs, self.len, values) };
+        self.len += 1;
+    }
+
+    /// Removes and returns the last row.
+    #[inline]
+    pub fn pop(&mut self) -> Option<C::Values> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: row `len` (the old last) is initialised and, with the
+        // length lowered, no longer counted as such.
+        Some(unsafe { C::read(self.ptrs, self.len) })
+    }
+
+    /// Removes row `index`, moving the last row into its place.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= len`.
+    #[inline]
+    #[track_caller]
+    pub fn swap_remove(&mut self, index: usize) -> C::Values {
+        let len = self.len;
+        assert!(index < len, "swap_remove index {index} out of bounds (len {len})");
+        let last = len - 1;
+        // SAFETY: `index < len`, so row `index` is initialised; the value is
+        // moved out and the row refilled from `last` (if different), after
+        // which row `last` is given up by lowering the length.
+        unsafe {
+            let values = C::read(self.ptrs, index);
+            if index != last {
+                C::copy_row(self.ptrs, last, index);
+            }
+            self.len = last;
+            values
+        }
+    }
+
+    /// Drops every row; keeps the allocation.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Drops rows `new_len..len`; does nothing if `new_len >= len`.
+    pub fn truncate(&mut self, new_len: usize) {
+        if new_len >= self.len {
+            return;
+        }
+        let old = core::mem::replace(&mut self.len, new_len);
+        // SAFETY: rows `new_len..old` were initialised; the length was lowered
+        // first, so if a destructor panics they are leaked, never dropped
+        // twice.
+        unsafe { C::drop_range(self.ptrs, new_len, old) };
+    }
+
+    /// Swaps rows `a` and `b`.
+    ///
+    /// # Panics
+    ///
+    /// If either is not below `len`.
+    #[inline]
+    #[track_caller]
+    pub fn swap(&mut self, a: usize, b: usize) {
+        assert!(a < self.len && b < self.len, "swap index out of bounds");
+        // SAFETY: both rows are initialised.
+        unsafe { C::swap(self.ptrs, a, b) }
+    }
+
+    /// References to row `index`, or `None` past the end.
+    #[inline(always)]
+    pub fn get(&self, index: usize) -> Option<C::Refs<'_>> {
+        if index < self.len {
+            // SAFETY: the row is initialised; `&self` keeps it from being
+            // mutated for the borrow.
+            Some(unsafe { C::refs(self.ptrs, index) })
+        } else {
+            None
+        }
+    }
+
+    /// Mutable references to row `index`, or `None` past the end.
+    #[inline(always)]
+    pub fn get_mut(&mut self, index: usize) -> Option<C::Muts<'_>> {
+        if index < self.len {
+            // SAFETY: the row is initialised; `&mut self` makes the borrow
+            // unique.
+            Some(unsafe { C::muts(self.ptrs, index) })
+        } else {
+            None
+        }
+    }
+
+    /// Mutable references to `N` distinct rows, or `None` if any index is
+    /// out of bounds or repeated.
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> Option<[C::Muts<'_>; N]> {
+        for (k, &i) in indices.iter().enumerate() {
+            if i >= self.len || indices[..k].contains(&i) {
+                return None;
+            }
+        }
+        let ptrs = self.ptrs;
+        // SAFETY: every row is initialised and the indices are distinct, so
+        // the `N` borrows are disjoint; `&mut self` makes them unique.
+        Some(indices.map(|i| unsafe { C::muts(ptrs, i) }))
+    }
+
+    /// One slice per column, rows `0..len`.
+    #[inline(always)]
+    pub fn slices(&self) -> C::Slices<'_> {
+        // SAFETY: rows `0..len` are initialised; shared borrow of `self`.
+        unsafe { C::slices(self.ptrs, self.len) }
+    }
+
+    /// One mutable slice per column, rows `0..len`.
+    #[inline(always)]
+    pub fn slices_mut(&mut self) -> C::SlicesMut<'_> {
+        // SAFETY: rows `0..len` are initialised; unique borrow of `self`.
+        unsafe { C::slices_mut(self.ptrs, self.len) }
+    }
+
+    /// Iterator over the rows' references, in order.
+    pub fn iter(&self) -> Iter<'_, C> {
+        Iter {
+            ptrs: self.ptrs,
+            front: 0,
+            back: self.len,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Iterator over the rows' mutable references, in order.
+    pub fn iter_mut(&mut self) -> IterMut<'_, C> {
+        IterMut {
+            ptrs: self.ptrs,
+            front: 0,
+            back: self.len,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<C: CloneColumns> Clone for ColumnBuffer<C> {
+    fn clone(&self) -> Self {
+        let mut out = Self::with_capacity(self.len);
+        for refs in self.iter() {
+            // A panicking `Clone` drops the partly built row (its finished
+            // parts are locals) and `out` with its complete rows.
+            out.push(C::clone_row(refs));
+        }
+        out
+    }
+}
+
+#[cold]
+#[track_caller]
+fn capacity_overflow() -> ! {
+    panic!("capacity overflow")
+}
+
+/// Iterator over the rows of a [`ColumnBuffer`], as
+/// [`Columns::Refs`].
+pub struct Iter<'a, C: Columns> {
+    ptrs: C::Ptrs,
+    front: usize,
+    back: usize,
+    _borrow: PhantomData<&'a ColumnBuffer<C>>,
+}
+
+// SAFETY: it hands out `&Values` only, like `slice::Iter`.
+unsafe impl<C: Columns> Send for Iter<'_, C> where C::Values: Sync {}
+// SAFETY: as above.
+unsafe impl<C: Columns> Sync for Iter<'_, C> where C::Values: Sync {}
+
+impl<C: Columns> Clone for Iter<'_, C> {
+    fn clone(&self) -> Self {
+        Iter {
+            ptrs: self.ptrs,
+            front: self.front,
+            back: self.back,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<'a, C: Columns + 'a> Iterator for Iter<'a, C> {
+    type Item = C::Refs<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<C::Refs<'a>> {
+        if self.front < self.back {
+            let i = self.front;
+            self.front += 1;
+            // SAFETY: `i < back <= len` of the buffer borrowed shared for 'a.
+            Some(unsafe { C::refs(self.ptrs, i) })
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<'a, C: Columns + 'a> DoubleEndedIterator for Iter<'a, C> {
+    #[inline]
+    fn next_back(&mut self) -> Option<C::Refs<'a>> {
+        if self.front < self.back {
+            self.back -= 1;
+            // SAFETY: `back < len` of the buffer borrowed shared for 'a.
+            Some(unsafe { C::refs(self.ptrs, self.back) })
+        } else {
+            None
+        }
+    }
+}
+
+impl<'a, C: Columns + 'a> ExactSizeIterator for Iter<'a, C> {}
+impl<'a, C: Columns + 'a> core::iter::FusedIterator for Iter<'a, C> {}
+
+/// Iterator over the rows of a [`ColumnBuffer`], as [`Columns::Muts`].
+pub struct IterMut<'a, C: Columns> {
+    ptrs: C::Ptrs,
+    front: usize,
+    back: usize,
+    _borrow: PhantomData<&'a mut ColumnBuffer<C>>,
+}
+
+// SAFETY: it hands out `&mut Values` to distinct rows, like `slice::IterMut`.
+unsafe impl<C: Columns> Send for IterMut<'_, C> where C::Values: Send {}
+// SAFETY: `&IterMut` gives no access to the rows.
+unsafe impl<C: Columns> Sync for IterMut<'_, C> where C::Values: Sync {}
+
+impl<'a, C: Columns + 'a> Iterator for IterMut<'a, C> {
+    type Item = C::Muts<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<C::Muts<'a>> {
+        if self.front < self.back {
+            let i = self.front;
+            self.front += 1;
+            // SAFETY: `i < len` of the buffer borrowed uniquely for 'a; each
+            // row is handed out once, so the borrows are disjoint.
+            Some(unsafe { C::muts(self.ptrs, i) })
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<'a, C: Columns + 'a> DoubleEndedIterator for IterMut<'a, C> {
+    #[inline]
+    fn next_back(&mut self) -> Option<C::Muts<'a>> {
+        if self.front < self.back {
+            self.back -= 1;
+            // SAFETY: as in `next`; `front..back` shrinks from either end.
+            Some(unsafe { C::muts(self.ptrs, self.back) })
+        } else {
+            None
+        }
+    }
+}
+
+impl<'a, C: Columns + 'a> ExactSizeIterator for IterMut<'a, C> {}
+impl<'a, C: Columns + 'a> core::iter::FusedIterator for IterMut<'a, C> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::rc::Rc;
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
+    use core::cell::Cell;
+
+    type Three = (Col<u8>, (Col<u64>, Col<String>));
+
+    #[test]
+    fn push_get_and_slices_line_up() {
+        let mut b = ColumnBuffer::<Three>::new();
+        for i in 0..100u64 {
+            b.push((i as u8, (i * 3, (i.to_string()))));
+        }
+        assert_eq!(b.len(), 100);
+        let (a, (c, s)) = b.slices();
+        assert_eq!(a[42], 42);
+        assert_eq!(c[42], 126);
+        assert_eq!(s[42], "42");
+        let (x, (y, z)) = b.get(7).unwrap();
+        assert_eq!((*x, *y, z.as_str()), (7, 21, "7"));
+        assert!(b.get(100).is_none());
+    }
+
+    #[test]
+    fn swap_remove_moves_the_last_row() {
+        let mut b = ColumnBuffer::<Three>::new();
+        for i in 0..5u64 {
+            b.push((i as u8, (i, i.to_string())));
+        }
+        assert_eq!(b.swap_remove(1), (1, (1, "1".to_string())));
+        let (a, (c, s)) = b.slices();
+        assert_eq!(a, &[0, 4, 2, 3]);
+        assert_eq!(c, &[0, 4, 2, 3]);
+        assert_eq!(s, &["0", "4", "2", "3"]);
+        assert_eq!(b.swap_remove(3), (3, (3, "3".to_string())));
+        assert_eq!(b.pop(), Some((2, (2, "2".to_string()))));
+        assert_eq!(b.len(), 2);
+    }
+
+    #[repr(align(64))]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Wide(u8);
+
+    #[test]
+    fn over_aligned_and_zero_sized_columns() {
+        let mut b = ColumnBuffer::<(Col<u8>, (Col<Wide>, Col<()>))>::new();
+        for i in 0..20u8 {
+            b.push((i, (Wide(i), ())));
+        }
+        let (_, (w, z)) = b.slices();
+        assert_eq!(w.as_ptr() as usize % 64, 0);
+        assert_eq!(w[19], Wide(19));
+        assert_eq!(z.len(), 20);
+        b.shrink_to_fit();
+        assert_eq!(b.capacity(), 20);
+        assert_eq!(b.slices().1 .0[3], Wide(3));
+    }
+
+    #[test]
+    fn only_zero_sized_columns_never_allocate() {
+        let mut b = ColumnBuffer::<(Col<()>, Col<[u8; 0]>)>::new();
+        assert_eq!(b.capacity(), usize::MAX);
+        for _ in 0..1000 {
+            b.push(((), []));
+        }
+        assert_eq!(b.allocated_bytes(), 0);
+        assert_eq!(b.swap_remove(3), ((), []));
+        assert_eq!(b.len(), 999);
+    }
+
+    struct Counted(Rc<Cell<usize>>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    #[test]
+    fn every_row_is_dropped_once() {
+        let drops = Rc::new(Cell::new(0));
+        {
+            let mut b = ColumnBuffer::<(Col<Counted>, Col<Counted>)>::new();
+            for _ in 0..10 {
+                b.push((Counted(drops.clone()), Counted(drops.clone())));
+            }
+            drop(b.swap_remove(0));
+            assert_eq!(drops.get(), 2);
+            b.truncate(5);
+            assert_eq!(drops.get(), 10);
+            b.reserve(100); // moves, never drops
+            assert_eq!(drops.get(), 10);
+        }
+        assert_eq!(drops.get(), 20);
+    }
+
+    #[test]
+    fn disjoint_mut_rejects_repeats_and_out_of_bounds() {
+        let mut b = ColumnBuffer::<Col<u32>>::new();
+        for i in 0..4 {
+            b.push(i);
+        }
+        let [x, y] = b.get_disjoint_mut([0, 3]).unwrap();
+        core::mem::swap(x, y);
+        assert_eq!(b.slices(), &[3, 1, 2, 0]);
+        assert!(b.get_disjoint_mut([1, 1]).is_none());
+        assert!(b.get_disjoint_mut([1, 4]).is_none());
+    }
+
+    #[test]
+    fn clone_and_iterators() {
+        let mut b = ColumnBuffer::<(Col<u32>, Col<String>)>::new();
+        for i in 0..6u32 {
+            b.push((i, i.to_string()));
+        }
+        for (n, s) in b.iter_mut() {
+            *n += 1;
+            s.push('!');
+        }
+        let c = b.clone();
+        let got: Vec<_> = c.iter().rev().map(|(n, s)| (*n, s.clone())).collect();
+        assert_eq!(got[0], (6, "5!".to_string()));
+        assert_eq!(c.iter().len(), 6);
+    }
+
+    #[test]
+    fn swap_exchanges_whole_rows() {
+        let mut b = ColumnBuffer::<(Col<u8>, Col<String>)>::new();
+        b.push((1, "a".into()));
+        b.push((2, "b".into()));
+        b.swap(0, 1);
+        assert_eq!(b.get(0), Some((&2, &"b".to_string())));
+    }
+}

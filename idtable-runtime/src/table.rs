@@ -1,0 +1,641 @@
+//! The id table engine: sparse slots, the dense-to-id array, the FIFO free
+//! queue and the exhaustion policy.
+//!
+//! [`IdTable`] is the bookkeeping half of every derived allocator. It owns no
+//! values: it maps ids to dense indices `0..len` and tells its caller how to
+//! keep its own columns packed. Users who store their own columns (in `Vec`s,
+//! on the GPU, in a file) can drive it directly:
+//!
+//! ```
+//! use idtable::{IdTable, Id24_8};
+//!
+//! let mut table = IdTable::<Id24_8>::new();
+//! let mut names: Vec<&str> = Vec::new(); // one column, kept parallel to table.ids()
+//!
+//! let (a, dense) = table.insert();
+//! debug_assert_eq!(dense, names.len());
+//! names.push("a");
+//! let (b, _) = table.insert();
+//! names.push("b");
+//!
+//! // Removing `a` vacates dense index 0 and moves the last element into it:
+//! let moved = table.remove(a).unwrap();
+//! let removed = names.swap_remove(moved.index);
+//! assert_eq!(removed, "a");
+//! assert_eq!(names[table.dense_index(b).unwrap()], "b");
+//! assert_eq!(table.dense_index(a), None); // stale: resolves to nothing
+//! ```
+
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::id::{index_mask, Id, IdBits, LayoutName};
+
+/// What a table does with a slot whose generation is used up.
+///
+/// ```
+/// use idtable::OnExhausted;
+/// assert_eq!(OnExhausted::default(), OnExhausted::Retire);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OnExhausted {
+    /// The slot is never issued again: no id is ever issued twice. The table
+    /// loses one index each time a slot retires.
+    #[default]
+    Retire,
+    /// The slot's generation starts again at 1. An id held across
+    /// `MAX_GENERATION` reuses of its slot resolves again, to the new object:
+    /// choose this only when ids are never held that long.
+    Wrap,
+}
+
+/// How an [`IdTable`] hands out slots.
+///
+/// ```
+/// use idtable::{IdTable, Id24_8, OnExhausted, TableConfig};
+///
+/// let config = TableConfig { min_free: 1024, on_exhausted: OnExhausted::Retire };
+/// let table = IdTable::<Id24_8>::with_config(config);
+/// assert_eq!(table.config(), config);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableConfig {
+    /// Freed slots are reused only once at least this many are waiting in the
+    /// free queue (while fresh indices remain). With `min_free = n`, a freed
+    /// slot is reissued no sooner than `n - 1` other slots have been freed
+    /// after it, so one slot's generation wears out `n` times slower under
+    /// churn. Default 0: reuse as soon as a slot is free.
+    pub min_free: usize,
+    /// What happens when a slot's generation is used up. Default
+    /// [`OnExhausted::Retire`].
+    pub on_exhausted: OnExhausted,
+}
+
+/// What [`IdTable::remove`] did to the dense order: the element at `last`
+/// moved into `index` (nothing moved when `index == last`). A caller keeping
+/// columns does `column.swap_remove(index)` on each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SwapRemove {
+    /// The dense index the removed element occupied, now holding the element
+    /// that was last.
+    pub index: usize,
+    /// The dense index of the element that moved (the old last index, equal
+    /// to the new length).
+    pub last: usize,
+}
+
+/// No id can be issued: every index of the layout is live or retired.
+///
+/// ```
+/// use idtable::{IdTable, Id32};
+///
+/// let mut table = IdTable::<Id32<2>>::new(); // indices 0, 1, 2 (3 is reserved)
+/// for _ in 0..3 {
+///     table.try_insert().unwrap();
+/// }
+/// let err = table.try_insert().unwrap_err();
+/// assert!(err.to_string().contains("Id2_30"));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TableFull {
+    layout_index_bits: u32,
+    layout_generation_bits: u32,
+    slots: usize,
+}
+
+impl TableFull {
+    fn new<I: Id>() -> Self {
+        TableFull {
+            layout_index_bits: I::INDEX_BITS,
+            layout_generation_bits: I::GENERATION_BITS,
+            slots: I::MAX_INDEX + 1,
+        }
+    }
+}
+
+impl fmt::Display for TableFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "id table full: all {} slots of the Id{}_{} layout are live or retired",
+            self.slots, self.layout_index_bits, self.layout_generation_bits
+        )
+    }
+}
+
+impl fmt::Debug for TableFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TableFull({self})")
+    }
+}
+
+impl core::error::Error for TableFull {}
+
+/// The id table engine shared by every derived allocator.
+///
+/// # Layout and invariants
+///
+/// * `slots[s]` (one integer of the id's width per slot ever issued) packs
+///   `generation << INDEX_BITS | dense`: the generation of the last id issued
+///   from slot `s`, and its dense index while that id is live, or the
+///   reserved all-ones index (`VACANT`) while the slot is free or retired.
+/// * `ids[d]` is the live id at dense index `d`, for `d` in `0..len`;
+///   `slots[ids[d].index()] == ids[d].generation() << INDEX_BITS | d`.
+///   Exactly `len` slots are occupied.
+/// * `free` holds, oldest first, each vacant slot that may be issued again,
+///   once. A vacant slot missing from it is retired: its generation is
+///   `MAX_GENERATION` and the policy is [`OnExhausted::Retire`].
+/// * Every generation stored is at least 1; the next id of a slot gets the
+///   next generation (`MAX_GENERATION` wraps to 1 under
+///   [`OnExhausted::Wrap`]).
+///
+/// An id resolves only when its generation equals its slot's and the slot is
+/// occupied, so a stale, forged or foreign id resolves to nothing or to the
+/// object it was issued for, never to another one.
+/// [`check_invariants`](IdTable::check_invariants) checks all of the above.
+///
+/// Memory: one `I::Bits` per slot plus one id per live object (8 bytes per
+/// live object for 32-bit layouts, 16 for [`Id32_32`](crate::Id32_32)), plus
+/// one `I::Bits` per queued free slot.
+pub struct IdTable<I: Id> {
+    slots: Vec<I::Bits>,
+    ids: Vec<I>,
+    free: VecDeque<I::Bits>,
+    config: TableConfig,
+}
+
+impl<I: Id> Clone for IdTable<I> {
+    fn clone(&self) -> Self {
+        IdTable {
+            slots: self.slots.clone(),
+            ids: self.ids.clone(),
+            free: self.free.clone(),
+            config: self.config,
+        }
+    }
+}
+
+impl<I: Id> Default for IdTable<I> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<I: Id> fmt::Debug for IdTable<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdTable")
+            .field("layout", &LayoutName::<I>::new())
+            .field("ids", &self.ids)
+            .field("slots", &self.slots.len())
+            .field("free", &self.free.len())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl<I: Id> IdTable<I> {
+    const MASK: u64 = index_mask(I::INDEX_BITS);
+
+    /// An empty table with the default [`TableConfig`].
+    pub const fn new() -> Self {
+        Self::with_config(TableConfig {
+            min_free: 0,
+            on_exhausted: OnExhausted::Retire,
+        })
+    }
+
+    /// An empty table with the given configuration.
+    pub const fn with_config(config: TableConfig) -> Self {
+        IdTable {
+            slots: Vec::new(),
+            ids: Vec::new(),
+            free: VecDeque::new(),
+            config,
+        }
+    }
+
+    /// The table's configuration.
+    pub fn config(&self) -> TableConfig {
+        self.config
+    }
+
+    /// Number of live ids (the dense length).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// `true` when no id is live.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Number of slots ever issued (live, free and retired).
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Number of freed slots waiting in the FIFO queue.
+    pub fn free_count(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Live ids in dense order: `ids()[d]` is the id at dense index `d`.
+    #[inline]
+    pub fn ids(&self) -> &[I] {
+        &self.ids
+    }
+
+    /// How many live ids fit before the dense array reallocates.
+    pub fn capacity(&self) -> usize {
+        self.ids.capacity()
+    }
+
+    /// Reserves room for `additional` more live ids.
+    pub fn reserve(&mut self, additional: usize) {
+        self.ids.reserve(additional);
+        let fresh_needed = additional.saturating_sub(self.free.len());
+        self.slots.reserve(fresh_needed);
+    }
+
+    /// Shrinks the dense array and the free queue to fit.
+    pub fn shrink_to_fit(&mut self) {
+        self.ids.shrink_to_fit();
+        self.slots.shrink_to_fit();
+        self.free.shrink_to_fit();
+    }
+
+    #[inline(always)]
+    fn pack(generation: u64, dense: u64) -> I::Bits {
+        I::Bits::from_u64_truncating(generation << I::INDEX_BITS | dense)
+    }
+
+    #[inline(always)]
+    fn slot_generation(slot: I::Bits) -> u64 {
+        slot.to_u64() >> I::INDEX_BITS
+    }
+
+    fn next_generation(&self, last: u64) -> u64 {
+        if last >= I::MAX_GENERATION.to_u64() {
+            1
+        } else {
+            last + 1
+        }
+    }
+
+    /// Which slot the next insert takes: `Some(Ok(s))` reuses queued slot
+    /// `s` (front of the queue), `Some(Err(()))` takes a fresh slot, `None`
+    /// when nothing can be issued.
+    fn choose_slot(&self) -> Option<Result<usize, ()>> {
+        let waiting = self.free.len();
+        let fresh_left = self.slots.len() <= I::MAX_INDEX;
+        if waiting > 0 && (waiting >= self.config.min_free || !fresh_left) {
+            Some(Ok(self.free[0].to_u64() as usize))
+        } else if fresh_left {
+            Some(Err(()))
+        } else {
+            None
+        }
+    }
+
+    /// The id the next [`insert`](IdTable::insert) will issue, without
+    /// changing the table, or [`TableFull`].
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let next = table.next_id().unwrap();
+    /// assert_eq!(table.insert().0, next);
+    /// ```
+    pub fn next_id(&self) -> Result<I, TableFull> {
+        let (index, generation) = match self.choose_slot() {
+            Some(Ok(s)) => (s, self.next_generation(Self::slot_generation(self.slots[s]))),
+            Some(Err(())) => (self.slots.len(), 1),
+            None => return Err(TableFull::new::<I>()),
+        };
+        Ok(Self::make_id(index, generation))
+    }
+
+    #[inline(always)]
+    fn make_id(index: usize, generation: u64) -> I {
+        match I::from_bits(Self::pack(generation, index as u64)) {
+            Some(id) => id,
+            None => unreachable!("generation 0 is never issued"),
+        }
+    }
+
+    /// Issues a new id. Returns it and its dense index (always the old
+    /// [`len`](IdTable::len)), or [`TableFull`] when every index of the
+    /// layout is live or retired.
+    pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
+        let dense = self.ids.len();
+        let (index, generation) = match self.choose_slot() {
+            Some(Ok(s)) => {
+                self.free.pop_front();
+                (s, self.next_generation(Self::slot_generation(self.slots[s])))
+            }
+            Some(Err(())) => {
+                self.slots.push(Self::pack(0, Self::MASK));
+                (self.slots.len() - 1, 1)
+            }
+            None => return Err(TableFull::new::<I>()),
+        };
+        self.slots[index] = Self::pack(generation, dense as u64);
+        let id = Self::make_id(index, generation);
+        self.ids.push(id);
+        Ok((id, dense))
+    }
+
+    /// Issues a new id, like [`try_insert`](IdTable::try_insert).
+    ///
+    /// # Panics
+    ///
+    /// When every index of the layout is live or retired; the message names
+    /// the layout.
+    #[inline]
+    #[track_caller]
+    pub fn insert(&mut self) -> (I, usize) {
+        match self.try_insert() {
+            Ok(issued) => issued,
+            Err(full) => panic!("{full}"),
+        }
+    }
+
+    /// The dense index of `id` if it is live, else `None` (stale, forged,
+    /// from another table, or the reserved index).
+    #[inline(always)]
+    pub fn dense_index(&self, id: I) -> Option<usize> {
+        let slot = *self.slots.get(id.index())?;
+        let slot = slot.to_u64();
+        // Same generation: the bits above the index agree.
+        if (slot ^ id.to_bits().to_u64()) >> I::INDEX_BITS != 0 {
+            return None;
+        }
+        let dense = slot & Self::MASK;
+        if dense == Self::MASK {
+            None
+        } else {
+            Some(dense as usize)
+        }
+    }
+
+    /// `true` if `id` is live in this table.
+    #[inline]
+    pub fn contains(&self, id: I) -> bool {
+        self.dense_index(id).is_some()
+    }
+
+    /// Removes `id` if it is live. Returns how the dense order changed: the
+    /// caller moves its last column element into [`SwapRemove::index`]
+    /// (`Vec::swap_remove` does exactly that).
+    pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
+        let dense = self.dense_index(id)?;
+        let last = self.ids.len() - 1;
+        self.ids.swap_remove(dense);
+        if dense != last {
+            let moved = self.ids[dense];
+            self.slots[moved.index()] =
+                Self::pack(moved.generation().to_u64(), dense as u64);
+        }
+        self.release(id);
+        Some(SwapRemove { index: dense, last })
+    }
+
+    /// Marks the slot of live `id` vacant and queues it (or retires it).
+    fn release(&mut self, id: I) {
+        let generation = id.generation().to_u64();
+        let index = id.index();
+        self.slots[index] = Self::pack(generation, Self::MASK);
+        let exhausted = generation >= I::MAX_GENERATION.to_u64();
+        if !(exhausted && self.config.on_exhausted == OnExhausted::Retire) {
+            self.free
+                .push_back(I::Bits::from_u64_truncating(index as u64));
+        }
+    }
+
+    /// Removes every id. No id issued before becomes live again: each slot
+    /// is queued for reuse with its next generation, or retired.
+    pub fn clear(&mut self) {
+        let ids = core::mem::take(&mut self.ids);
+        for &id in &ids {
+            self.release(id);
+        }
+        self.ids = ids;
+        self.ids.clear();
+    }
+
+    /// Swaps the elements at dense indices `a` and `b`, keeping both ids
+    /// valid. The caller swaps its columns the same way.
+    ///
+    /// # Panics
+    ///
+    /// If `a` or `b` is not below [`len`](IdTable::len).
+    pub fn swap_dense(&mut self, a: usize, b: usize) {
+        self.ids.swap(a, b);
+        for d in [a, b] {
+            let id = self.ids[d];
+            self.slots[id.index()] = Self::pack(id.generation().to_u64(), d as u64);
+        }
+    }
+
+    /// Checks every invariant listed on [`IdTable`].
+    ///
+    /// # Panics
+    ///
+    /// With a message naming the first invariant that does not hold.
+    pub fn check_invariants(&self) {
+        let slots = self.slots.len();
+        assert!(slots <= I::MAX_INDEX + 1, "more slots than the layout has indices");
+        assert!(self.ids.len() <= slots, "more live ids than slots");
+        let mut occupied = 0usize;
+        for (s, &slot) in self.slots.iter().enumerate() {
+            let generation = Self::slot_generation(slot);
+            assert!(generation >= 1, "slot {s} has generation 0");
+            let dense = slot.to_u64() & Self::MASK;
+            if dense != Self::MASK {
+                occupied += 1;
+                let d = dense as usize;
+                assert!(d < self.ids.len(), "slot {s} points past the dense array");
+                let id = self.ids[d];
+                assert_eq!(id.index(), s, "slot {s} and ids[{d}] disagree on the index");
+                assert_eq!(
+                    id.generation().to_u64(),
+                    generation,
+                    "slot {s} and ids[{d}] disagree on the generation"
+                );
+            }
+        }
+        assert_eq!(occupied, self.ids.len(), "occupied slots != live ids");
+        let mut queued = alloc::vec![false; slots];
+        for &s in &self.free {
+            let s = s.to_u64() as usize;
+            assert!(s < slots, "free queue names slot {s}, past the slots");
+            assert!(!queued[s], "slot {s} is queued twice");
+            queued[s] = true;
+            assert_eq!(
+                self.slots[s].to_u64() & Self::MASK,
+                Self::MASK,
+                "queued slot {s} is occupied"
+            );
+        }
+        for (s, &slot) in self.slots.iter().enumerate() {
+            let vacant = slot.to_u64() & Self::MASK == Self::MASK;
+            if vacant && !queued[s] {
+                assert!(
+                    self.config.on_exhausted == OnExhausted::Retire
+                        && Self::slot_generation(slot) == I::MAX_GENERATION.to_u64(),
+                    "vacant slot {s} is neither queued nor retired"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::{Id16_16, Id24_8, Id32, Id32_32};
+
+    #[test]
+    fn insert_issues_generation_one_then_counts_up() {
+        let mut t = IdTable::<Id32_32>::new();
+        let (a, d) = t.insert();
+        assert_eq!((a.index(), a.generation(), d), (0, 1, 0));
+        t.remove(a).unwrap();
+        let (b, _) = t.insert();
+        assert_eq!((b.index(), b.generation()), (0, 2));
+        assert!(!t.contains(a));
+        assert!(t.contains(b));
+        t.check_invariants();
+    }
+
+    #[test]
+    fn remove_reports_the_swap() {
+        let mut t = IdTable::<Id24_8>::new();
+        let ids: Vec<_> = (0..4).map(|_| t.insert().0).collect();
+        assert_eq!(t.remove(ids[1]), Some(SwapRemove { index: 1, last: 3 }));
+        assert_eq!(t.ids(), &[ids[0], ids[3], ids[2]]);
+        assert_eq!(t.dense_index(ids[3]), Some(1));
+        assert_eq!(t.remove(ids[2]), Some(SwapRemove { index: 2, last: 2 }));
+        assert_eq!(t.remove(ids[2]), None);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn free_slots_are_reused_in_fifo_order() {
+        let mut t = IdTable::<Id32_32>::new();
+        let ids: Vec<_> = (0..5).map(|_| t.insert().0).collect();
+        for &i in &[ids[3], ids[1], ids[4]] {
+            t.remove(i);
+        }
+        let order: Vec<_> = (0..3).map(|_| t.insert().0.index()).collect();
+        assert_eq!(order, vec![3, 1, 4]);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn min_free_holds_slots_back_until_enough_wait() {
+        let config = TableConfig { min_free: 3, ..TableConfig::default() };
+        let mut t = IdTable::<Id32_32>::with_config(config);
+        let ids: Vec<_> = (0..4).map(|_| t.insert().0).collect();
+        t.remove(ids[0]);
+        t.remove(ids[1]);
+        assert_eq!(t.insert().0.index(), 4, "2 waiting < min_free: fresh slot");
+        t.remove(ids[2]);
+        assert_eq!(t.insert().0.index(), 0, "3 waiting: oldest reused");
+        t.check_invariants();
+    }
+
+    #[test]
+    fn min_free_yields_when_fresh_indices_run_out() {
+        let config = TableConfig { min_free: 100, ..TableConfig::default() };
+        let mut t = IdTable::<Id32<2>>::with_config(config);
+        let ids: Vec<_> = (0..3).map(|_| t.insert().0).collect();
+        t.remove(ids[1]);
+        let (id, _) = t.insert();
+        assert_eq!((id.index(), id.generation()), (1, 2));
+        t.check_invariants();
+    }
+
+    #[test]
+    fn retire_never_reissues_an_exhausted_slot() {
+        let mut t = IdTable::<Id32<30>>::new(); // 2 generation bits: 1..=3
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..3 {
+            let (id, _) = t.insert();
+            assert!(seen.insert(id));
+            t.remove(id);
+            t.check_invariants();
+        }
+        let (id, _) = t.insert();
+        assert_eq!(id.index(), 1, "slot 0 retired after generation 3");
+        assert_eq!(t.free_count(), 0);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn wrap_restarts_generations_at_one() {
+        let config = TableConfig { on_exhausted: OnExhausted::Wrap, ..TableConfig::default() };
+        let mut t = IdTable::<Id32<30>>::with_config(config);
+        let gens: Vec<_> = (0..5)
+            .map(|_| {
+                let (id, _) = t.insert();
+                t.remove(id);
+                (id.index(), id.generation())
+            })
+            .collect();
+        assert_eq!(gens, vec![(0, 1), (0, 2), (0, 3), (0, 1), (0, 2)]);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn full_table_is_an_error_naming_the_layout() {
+        let mut t = IdTable::<Id32<2>>::new();
+        for _ in 0..3 {
+            t.insert();
+        }
+        let err = t.try_insert().unwrap_err();
+        assert_eq!(err.to_string(), "id table full: all 3 slots of the Id2_30 layout are live or retired");
+        assert!(t.next_id().is_err());
+        t.check_invariants();
+    }
+
+    #[test]
+    fn clear_never_resurrects() {
+        let mut t = IdTable::<Id16_16>::new();
+        let old: Vec<_> = (0..10).map(|_| t.insert().0).collect();
+        t.clear();
+        t.check_invariants();
+        let new: Vec<_> = (0..10).map(|_| t.insert().0).collect();
+        for id in &old {
+            assert!(!t.contains(*id));
+            assert!(!new.contains(id));
+        }
+    }
+
+    #[test]
+    fn reserved_and_foreign_ids_resolve_to_nothing() {
+        let mut t = IdTable::<Id24_8>::new();
+        t.insert();
+        let all_ones = Id24_8::from_bits(u32::MAX).unwrap();
+        assert_eq!(t.dense_index(all_ones), None);
+        assert_eq!(t.dense_index(Id24_8::new(0, 2).unwrap()), None);
+        assert_eq!(t.dense_index(Id24_8::new(7, 1).unwrap()), None);
+        t.remove(t.ids()[0]);
+        assert_eq!(t.dense_index(Id24_8::new(0, 1).unwrap()), None);
+        assert_eq!(t.dense_index(Id24_8::new(0, 2).unwrap()), None);
+    }
+
+    #[test]
+    fn swap_dense_keeps_ids_valid() {
+        let mut t = IdTable::<Id32_32>::new();
+        let a = t.insert().0;
+        let b = t.insert().0;
+        t.swap_dense(0, 1);
+        assert_eq!(t.dense_index(a), Some(1));
+        assert_eq!(t.dense_index(b), Some(0));
+        t.check_invariants();
+    }
+}
