@@ -1,3 +1,4 @@
 //! idtable: structure-of-arrays allocators with generational ids.
 
+pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;

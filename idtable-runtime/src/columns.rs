@@ -439,7 +439,11 @@ impl<L: Columns, R: Columns> Columns for (L, R) {
                 unsafe { R::drop_range(self.ptrs, self.start, self.end) }
             }
         }
-        let rest = Rest::<R> { ptrs: ptrs.1, start, end };
+        let rest = Rest::<R> {
+            ptrs: ptrs.1,
+            start,
+            end,
+        };
         // SAFETY: forwarded caller contract for the left half.
         unsafe { L::drop_range(ptrs.0, start, end) };
         drop(rest);
@@ -511,22 +515,22 @@ impl Columns for () {
     unsafe fn copy_prefix(_src: (), _dst: (), _n: usize) {}
     unsafe fn swap(_ptrs: (), _a: usize, _b: usize) {}
     unsafe fn drop_range(_ptrs: (), _start: usize, _end: usize) {}
-    unsafe fn refs<'a>(_ptrs: (), _i: usize) 
+    unsafe fn refs<'a>(_ptrs: (), _i: usize)
     where
         Self: 'a,
     {
     }
-    unsafe fn muts<'a>(_ptrs: (), _i: usize) 
+    unsafe fn muts<'a>(_ptrs: (), _i: usize)
     where
         Self: 'a,
     {
     }
-    unsafe fn slices<'a>(_ptrs: (), _len: usize) 
+    unsafe fn slices<'a>(_ptrs: (), _len: usize)
     where
         Self: 'a,
     {
     }
-    unsafe fn slices_mut<'a>(_ptrs: (), _len: usize) 
+    unsafe fn slices_mut<'a>(_ptrs: (), _len: usize)
     where
         Self: 'a,
     {
@@ -738,7 +742,10 @@ impl<C: Columns> ColumnBuffer<C> {
     #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> C::Values {
         let len = self.len;
-        assert!(index < len, "swap_remove index {index} out of bounds (len {len})");
+        assert!(
+            index < len,
+            "swap_remove index {index} out of bounds (len {len})"
+        );
         let last = len - 1;
         // SAFETY: `index < len`, so row `index` is initialised; the value is
         // moved out and the row refilled from `last` (if different), after

@@ -389,7 +389,10 @@ mod tests {
         assert!(Id24_8::new(5, 0).is_none());
         // the reserved index can be built (it never resolves)
         assert!(Id24_8::new((1 << 24) - 1, 1).is_some());
-        assert_eq!(Id32_32::new(0, u64::from(u32::MAX)).unwrap().generation(), u64::from(u32::MAX));
+        assert_eq!(
+            Id32_32::new(0, u64::from(u32::MAX)).unwrap().generation(),
+            u64::from(u32::MAX)
+        );
     }
 
     #[test]

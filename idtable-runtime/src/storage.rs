@@ -425,7 +425,10 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         f: &mut fmt::Formatter<'_>,
         fmt_row: impl Fn(T::Ref<'_>, &mut fmt::Formatter<'_>) -> fmt::Result,
     ) -> fmt::Result {
-        struct Row<'r, R>(core::cell::Cell<Option<R>>, &'r dyn Fn(R, &mut fmt::Formatter<'_>) -> fmt::Result);
+        struct Row<'r, R>(
+            core::cell::Cell<Option<R>>,
+            &'r dyn Fn(R, &mut fmt::Formatter<'_>) -> fmt::Result,
+        );
         impl<R> fmt::Debug for Row<'_, R> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self.0.take() {

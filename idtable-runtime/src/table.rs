@@ -311,7 +311,10 @@ impl<I: Id> IdTable<I> {
     /// ```
     pub fn next_id(&self) -> Result<I, TableFull> {
         let (index, generation) = match self.choose_slot() {
-            Some(Ok(s)) => (s, self.next_generation(Self::slot_generation(self.slots[s]))),
+            Some(Ok(s)) => (
+                s,
+                self.next_generation(Self::slot_generation(self.slots[s])),
+            ),
             Some(Err(())) => (self.slots.len(), 1),
             None => return Err(TableFull::new::<I>()),
         };
@@ -334,7 +337,10 @@ impl<I: Id> IdTable<I> {
         let (index, generation) = match self.choose_slot() {
             Some(Ok(s)) => {
                 self.free.pop_front();
-                (s, self.next_generation(Self::slot_generation(self.slots[s])))
+                (
+                    s,
+                    self.next_generation(Self::slot_generation(self.slots[s])),
+                )
             }
             Some(Err(())) => {
                 self.slots.push(Self::pack(0, Self::MASK));
@@ -396,8 +402,7 @@ impl<I: Id> IdTable<I> {
         self.ids.swap_remove(dense);
         if dense != last {
             let moved = self.ids[dense];
-            self.slots[moved.index()] =
-                Self::pack(moved.generation().to_u64(), dense as u64);
+            self.slots[moved.index()] = Self::pack(moved.generation().to_u64(), dense as u64);
         }
         self.release(id);
         Some(SwapRemove { index: dense, last })
@@ -447,7 +452,10 @@ impl<I: Id> IdTable<I> {
     /// With a message naming the first invariant that does not hold.
     pub fn check_invariants(&self) {
         let slots = self.slots.len();
-        assert!(slots <= I::MAX_INDEX + 1, "more slots than the layout has indices");
+        assert!(
+            slots <= I::MAX_INDEX + 1,
+            "more slots than the layout has indices"
+        );
         assert!(self.ids.len() <= slots, "more live ids than slots");
         let mut occupied = 0usize;
         for (s, &slot) in self.slots.iter().enumerate() {
@@ -537,7 +545,10 @@ mod tests {
 
     #[test]
     fn min_free_holds_slots_back_until_enough_wait() {
-        let config = TableConfig { min_free: 3, ..TableConfig::default() };
+        let config = TableConfig {
+            min_free: 3,
+            ..TableConfig::default()
+        };
         let mut t = IdTable::<Id32_32>::with_config(config);
         let ids: Vec<_> = (0..4).map(|_| t.insert().0).collect();
         t.remove(ids[0]);
@@ -550,7 +561,10 @@ mod tests {
 
     #[test]
     fn min_free_yields_when_fresh_indices_run_out() {
-        let config = TableConfig { min_free: 100, ..TableConfig::default() };
+        let config = TableConfig {
+            min_free: 100,
+            ..TableConfig::default()
+        };
         let mut t = IdTable::<Id32<2>>::with_config(config);
         let ids: Vec<_> = (0..3).map(|_| t.insert().0).collect();
         t.remove(ids[1]);
@@ -577,7 +591,10 @@ mod tests {
 
     #[test]
     fn wrap_restarts_generations_at_one() {
-        let config = TableConfig { on_exhausted: OnExhausted::Wrap, ..TableConfig::default() };
+        let config = TableConfig {
+            on_exhausted: OnExhausted::Wrap,
+            ..TableConfig::default()
+        };
         let mut t = IdTable::<Id32<30>>::with_config(config);
         let gens: Vec<_> = (0..5)
             .map(|_| {
@@ -597,7 +614,10 @@ mod tests {
             t.insert();
         }
         let err = t.try_insert().unwrap_err();
-        assert_eq!(err.to_string(), "id table full: all 3 slots of the Id2_30 layout are live or retired");
+        assert_eq!(
+            err.to_string(),
+            "id table full: all 3 slots of the Id2_30 layout are live or retired"
+        );
         assert!(t.next_id().is_err());
         t.check_invariants();
     }

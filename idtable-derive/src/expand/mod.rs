@@ -1,0 +1,152 @@
+//! Code generation only: no parsing, no validation.
+
+mod allocator;
+mod id;
+mod record;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{DeriveInput, GenericParam, Generics, LifetimeParam, Type};
+
+use crate::ast::Input;
+use crate::names::Names;
+use crate::valid;
+
+/// What every expansion stage needs.
+pub struct Ctx<'a> {
+    pub input: &'a Input<'a>,
+    pub names: &'a Names,
+    /// The facade crate: `::idtable`, or `#[soa(crate = ..)]`.
+    pub krate: TokenStream,
+    /// The raw id layout.
+    pub layout: TokenStream,
+    /// `Foo<T, ..>` as a type.
+    pub record_ty: TokenStream,
+}
+
+impl Ctx<'_> {
+    /// The struct's generics with the borrow lifetime in front.
+    pub fn generics_with_lifetime(&self) -> Generics {
+        let mut g = self.input.generics.clone();
+        g.params.insert(
+            0,
+            GenericParam::Lifetime(LifetimeParam::new(self.names.lifetime.clone())),
+        );
+        g
+    }
+
+    /// `View<'lt, ..struct's generic arguments>`, e.g. `FooRef<'_, T>`.
+    pub fn view_ty(&self, view: &syn::Ident, lifetime: &TokenStream) -> TokenStream {
+        let args = self.input.generics.params.iter().map(|p| match p {
+            GenericParam::Lifetime(l) => {
+                let l = &l.lifetime;
+                quote!(#l)
+            }
+            GenericParam::Type(t) => {
+                let t = &t.ident;
+                quote!(#t)
+            }
+            GenericParam::Const(c) => {
+                let c = &c.ident;
+                quote!(#c)
+            }
+        });
+        quote!(#view<#lifetime #(, #args)*>)
+    }
+
+    /// `for<'__x> Field: Trait` for every field type: a bound that holds
+    /// exactly when every field implements the trait, written so that it is
+    /// not rejected as trivially false on a struct without generics.
+    pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
+        let tys = self.input.fields.iter().map(|f| f.ty);
+        quote!(#(for<'__soa_x> #tys: #bound,)*)
+    }
+
+    /// Nests `items` as the balanced pair tree the runtime's `Columns`
+    /// expects: `()`, a leaf, or `(left half, right half)`.
+    pub fn tree_of<T: quote::ToTokens>(
+        items: &[T],
+        leaf: &dyn Fn(&T) -> TokenStream,
+    ) -> TokenStream {
+        match items.len() {
+            0 => quote!(()),
+            1 => leaf(&items[0]),
+            n => {
+                let (l, r) = items.split_at(n / 2);
+                let l = Self::tree_of(l, leaf);
+                let r = Self::tree_of(r, leaf);
+                quote!((#l, #r))
+            }
+        }
+    }
+
+    /// The field types of the struct.
+    pub fn field_types(&self) -> Vec<&Type> {
+        self.input.fields.iter().map(|f| f.ty).collect()
+    }
+
+    /// A doc link to the struct.
+    pub fn record_link(&self) -> String {
+        format!("[`{}`]", self.input.ident)
+    }
+}
+
+/// Expands `#[derive(SoaAllocator)]`: the generated items, or the errors
+/// (all of them) plus enough items to keep follow-on errors away.
+pub fn derive(original: &DeriveInput) -> TokenStream {
+    let mut errors = Vec::new();
+    let Ok(input) = Input::from_syn(original, &mut errors) else {
+        return to_compile_errors(errors);
+    };
+    let names = Names::new(&input);
+    valid::check(&input, &names, &mut errors);
+    if names_clash(&input, &names) {
+        // Emitting items whose names clash would only add errors.
+        return to_compile_errors(errors);
+    }
+    let krate = match &input.attrs.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::idtable),
+    };
+    let layout = match &input.attrs.id {
+        Some(ty) => quote!(#ty),
+        None => quote!(#krate::Id32_32),
+    };
+    let ident = input.ident;
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let ctx = Ctx {
+        input: &input,
+        names: &names,
+        krate,
+        layout,
+        record_ty: quote!(#ident #ty_generics),
+    };
+    let id = id::expand(&ctx);
+    let record = record::expand(&ctx);
+    let allocator = allocator::expand(&ctx);
+    let errors = to_compile_errors(errors);
+    quote! {
+        #errors
+        #id
+        #record
+        #allocator
+    }
+}
+
+fn names_clash(input: &Input, names: &Names) -> bool {
+    let all = names.all();
+    all.iter()
+        .enumerate()
+        .any(|(i, n)| *n == input.ident || all[..i].contains(n))
+}
+
+fn to_compile_errors(errors: Vec<syn::Error>) -> TokenStream {
+    let mut iter = errors.into_iter();
+    let Some(mut first) = iter.next() else {
+        return TokenStream::new();
+    };
+    for e in iter {
+        first.combine(e);
+    }
+    first.to_compile_error()
+}
