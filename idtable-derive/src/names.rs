@@ -19,6 +19,10 @@ pub struct Names {
     pub columns: Ident,
     /// `FooColumnsMut`.
     pub columns_mut: Ident,
+    /// The key type parameter of `sort_by_key`: `K`, unless taken.
+    pub key_param: Ident,
+    /// The const parameter of `get_disjoint_mut`: `N`, unless taken.
+    pub count_param: Ident,
     /// The borrow lifetime of the reference types: `'a`, unless the struct
     /// already has a lifetime of that name.
     pub lifetime: Lifetime,
@@ -34,13 +38,18 @@ impl Names {
         let taken = |name: &str| {
             input.generics.params.iter().any(|p| match p {
                 GenericParam::Lifetime(l) => l.lifetime.ident == name,
-                _ => false,
+                GenericParam::Type(t) => t.ident == name,
+                GenericParam::Const(c) => c.ident == name,
             })
         };
-        let mut lifetime_name = String::from("a");
-        while taken(&lifetime_name) {
-            lifetime_name.insert(0, '_');
-        }
+        let free_name = |wanted: &str| {
+            let mut name = String::from(wanted);
+            while taken(&name) {
+                name.insert(0, '_');
+            }
+            name
+        };
+        let lifetime_name = free_name("a");
         Names {
             id: input
                 .attrs
@@ -56,6 +65,8 @@ impl Names {
             muts: suffixed("Mut"),
             columns: suffixed("Columns"),
             columns_mut: suffixed("ColumnsMut"),
+            key_param: Ident::new(&free_name("K"), Span::call_site()),
+            count_param: Ident::new(&free_name("N"), Span::call_site()),
             lifetime: Lifetime::new(&format!("'{lifetime_name}"), Span::call_site()),
         }
     }

@@ -340,21 +340,52 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         Some((id, T::from_values(values)))
     }
 
-    /// Keeps the objects for which `keep(id, fields)` is `true`; removes the
-    /// others (swap-remove: the dense order changes).
+    /// The fields of the object at dense index `dense`.
+    ///
+    /// # Panics
+    ///
+    /// If `dense >= len()`.
+    #[inline]
+    #[track_caller]
+    pub fn row(&self, dense: usize) -> T::Ref<'_> {
+        match self.columns.get(dense) {
+            Some(refs) => T::make_ref(refs),
+            None => out_of_bounds(dense, self.len()),
+        }
+    }
+
+    /// The fields of the object at dense index `dense`, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If `dense >= len()`.
+    #[inline]
+    #[track_caller]
+    pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
+        let len = self.len();
+        match self.columns.get_mut(dense) {
+            Some(muts) => T::make_mut(muts),
+            None => out_of_bounds(dense, len),
+        }
+    }
+
+    /// Keeps the objects for which `keep(self, dense)` is `true` and removes
+    /// the others (swap-remove: the dense order changes). `keep` reads or
+    /// writes the row through [`row`](Self::row) / [`row_mut`](Self::row_mut);
+    /// it must not insert or remove.
+    ///
+    /// (The callback takes the storage rather than `T::Mut<'_>` because a
+    /// closure bound over a generic associated type would demand
+    /// `T: 'static`; generated allocators wrap it as `retain(|id, row| ..)`.)
     ///
     /// If `keep` or a destructor panics, the objects removed so far stay
     /// removed and the rest stay live.
-    pub fn retain(&mut self, mut keep: impl FnMut(I, T::Mut<'_>) -> bool) {
+    pub fn retain_dense(&mut self, mut keep: impl FnMut(&mut Self, usize) -> bool) {
         let mut d = 0;
         while d < self.len() {
-            let id = self.table.ids()[d];
-            let Some(row) = self.columns.get_mut(d) else {
-                break;
-            };
-            if keep(id, T::make_mut(row)) {
+            if keep(self, d) {
                 d += 1;
-            } else {
+            } else if let Some(&id) = self.table.ids().get(d) {
                 // The last row moves into `d` and is visited next.
                 let moved = self.table.remove(id);
                 debug_assert_eq!(moved.map(|m| m.index), Some(d));
@@ -363,23 +394,14 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         }
     }
 
-    /// Sorts the dense order by `compare` (stable). Every id stays valid.
+    /// Sorts the dense order (stable) by `compare(self, a, b)`, which
+    /// compares the rows at dense indices `a` and `b`. Every id stays valid.
     ///
     /// If `compare` panics, nothing has moved.
-    pub fn sort_by(&mut self, mut compare: impl FnMut(T::Ref<'_>, T::Ref<'_>) -> Ordering) {
-        let columns = &self.columns;
-        let mut order: Vec<usize> = (0..columns.len()).collect();
-        order.sort_by(|&a, &b| match (columns.get(a), columns.get(b)) {
-            (Some(a), Some(b)) => compare(T::make_ref(a), T::make_ref(b)),
-            _ => Ordering::Equal,
-        });
+    pub fn sort_dense_by(&mut self, mut compare: impl FnMut(&Self, usize, usize) -> Ordering) {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by(|&a, &b| compare(self, a, b));
         self.apply_order(&order);
-    }
-
-    /// Sorts the dense order by the key `key` extracts (stable). Every id
-    /// stays valid.
-    pub fn sort_by_key<K: Ord>(&mut self, mut key: impl FnMut(T::Ref<'_>) -> K) {
-        self.sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
     /// Moves the row at `order[k]` to dense index `k`, for every `k`.
@@ -419,35 +441,16 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         );
     }
 
-    /// Writes `map` entries `id: row` through `fmt_row`.
-    pub fn fmt_entries(
-        &self,
-        f: &mut fmt::Formatter<'_>,
-        fmt_row: impl Fn(T::Ref<'_>, &mut fmt::Formatter<'_>) -> fmt::Result,
-    ) -> fmt::Result {
-        struct Row<'r, R>(
-            core::cell::Cell<Option<R>>,
-            &'r dyn Fn(R, &mut fmt::Formatter<'_>) -> fmt::Result,
-        );
-        impl<R> fmt::Debug for Row<'_, R> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self.0.take() {
-                    Some(r) => (self.1)(r, f),
-                    None => Ok(()),
-                }
-            }
-        }
-        let mut map = f.debug_map();
-        for (id, row) in self.iter() {
-            map.entry(&id, &Row(core::cell::Cell::new(Some(row)), &fmt_row));
-        }
-        map.finish()
-    }
-
     /// The layout's name, for messages.
     pub fn layout_name() -> LayoutName<I> {
         LayoutName::new()
     }
+}
+
+#[cold]
+#[track_caller]
+fn out_of_bounds(dense: usize, len: usize) -> ! {
+    panic!("dense index {dense} out of bounds (len {len})")
 }
 
 impl<T: Record, I: Id> Extend<T> for SoaStorage<T, I> {

@@ -24,6 +24,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let lt_generics = ctx.generics_with_lifetime();
     let (lt_impl_generics, _, _) = lt_generics.split_for_impl();
     let lt = &names.lifetime;
+    let key_param = &names.key_param;
+    let count_param = &names.count_param;
     let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
     let anon = quote!('_);
     let lt_tokens = quote!(#lt);
@@ -174,10 +176,10 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             /// Mutable references to `N` objects at once; `None` if any id is
             /// not live or two ids are equal.
-            pub fn get_disjoint_mut<const N: usize>(
+            pub fn get_disjoint_mut<const #count_param: usize>(
                 &mut self,
-                ids: [#id; N],
-            ) -> ::core::option::Option<[#mut_anon; N]> {
+                ids: [#id; #count_param],
+            ) -> ::core::option::Option<[#mut_anon; #count_param]> {
                 self.storage.get_disjoint_mut(ids)
             }
 
@@ -227,26 +229,32 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             /// Keeps the objects for which `keep` returns `true` and removes
             /// the others (the dense order changes, ids stay valid).
-            pub fn retain(&mut self, keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
-                self.storage.retain(keep)
+            pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
+                self.storage.retain_dense(|storage, dense| {
+                    let id = storage.ids()[dense];
+                    keep(id, storage.row_mut(dense))
+                })
             }
 
             /// Sorts the rows by `compare` (stable), for locality; every id
             /// stays valid.
             pub fn sort_by(
                 &mut self,
-                compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
+                mut compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
             ) {
-                self.storage.sort_by(compare)
+                self.storage
+                    .sort_dense_by(|storage, a, b| compare(storage.row(a), storage.row(b)))
             }
 
             /// Sorts the rows by the key `key` extracts (stable); every id
             /// stays valid.
-            pub fn sort_by_key<K: ::core::cmp::Ord>(
+            pub fn sort_by_key<#key_param: ::core::cmp::Ord>(
                 &mut self,
-                key: impl ::core::ops::FnMut(#ref_anon) -> K,
+                mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,
             ) {
-                self.storage.sort_by_key(key)
+                self.storage.sort_dense_by(|storage, a, b| {
+                    ::core::cmp::Ord::cmp(&key(storage.row(a)), &key(storage.row(b)))
+                })
             }
 
             /// The id table behind the allocator (slots, free queue).

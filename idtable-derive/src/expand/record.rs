@@ -114,10 +114,18 @@ fn view_type(ctx: &Ctx, view: &View) -> TokenStream {
             impl #impl_generics ::core::marker::Copy for #name #ty_generics #where_clause {}
         }
     });
+    // Without fields the borrow lifetime would be unused.
+    let marker = ctx.input.fields.is_empty().then(|| {
+        let lt = &ctx.names.lifetime;
+        quote!(__soa_lifetime: ::core::marker::PhantomData<&#lt ()>,)
+    });
     quote! {
         #[doc = #doc]
+        // A view whose field the user never reads is not dead user code.
+        #[allow(dead_code)]
         #vis struct #name #impl_generics #where_clause {
             #(#fields,)*
+            #marker
         }
 
         #copy
@@ -177,15 +185,22 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     let locals: Vec<Ident> = (0..tys.len()).map(field_local).collect();
     let pattern = Ctx::tree_of(&locals, &|l| quote!(#l));
     let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();
-    let build = |ty: &Ident| quote!(#ty { #(#idents: #locals,)* });
+    let marker = ctx
+        .input
+        .fields
+        .is_empty()
+        .then(|| quote!(__soa_lifetime: ::core::marker::PhantomData,));
+    let build = |ty: &Ident| quote!(#ty { #(#idents: #locals,)* #marker });
     let (refs, muts, columns, columns_mut) =
         (&names.refs, &names.muts, &names.columns, &names.columns_mut);
     let make_ref = build(refs);
     let make_mut = build(muts);
     let make_slices = build(columns);
     let make_slices_mut = build(columns_mut);
-    let from_values = build(ident);
+    let from_values = quote!(#ident { #(#idents: #locals,)* });
     let cols = quote!(<Self::Columns as #krate::columns::Columns>);
+    // Without fields the values are `()`, returned implicitly.
+    let values_tail = (!idents.is_empty()).then(|| pattern.clone());
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Record for #record_ty #where_clause {
@@ -199,7 +214,7 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
             #[inline(always)]
             fn into_values(self) -> Self::Values {
                 let #ident { #(#idents: #locals,)* } = self;
-                #pattern
+                #values_tail
             }
             #[inline(always)]
             fn from_values(#pattern: Self::Values) -> Self {
