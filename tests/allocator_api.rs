@@ -34,7 +34,7 @@ fn assert_consistent(a: &ParticleAllocator) {
     assert_eq!(cols.pos.len(), a.len());
     assert_eq!(cols.vel.len(), a.len());
     assert_eq!(cols.mass.len(), a.len());
-    assert_eq!(a.is_empty(), a.len() == 0);
+    assert_eq!(a.is_empty(), ids.is_empty());
     for (i, &id) in ids.iter().enumerate() {
         assert!(a.contains(id));
         assert_eq!(a.dense_index(id), Some(i));
