@@ -21,6 +21,8 @@ pub mod id;
 pub mod storage;
 pub mod table;
 
-pub use id::{Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName};
+pub use id::{
+    Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
+};
 pub use storage::{InsertError, Record, SoaStorage};
 pub use table::{IdTable, OnExhausted, SwapRemove, TableConfig, TableFull};

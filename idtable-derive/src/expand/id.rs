@@ -19,23 +19,19 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
          A copy of the layout's bits (`{layout}`), typed so that it can only \
          be used with [`{allocator}`]. An id of a removed {record} resolves to \
          nothing, never to another one.",
-        layout = layout.to_string().replace(' ', ""),
+        layout = ctx.layout_name(),
     );
-    // The layout check carries the span of the user's `id = ..` type, so a
-    // type that is not a layout is reported there, once.
+    let id_trait = quote!(#krate::Id);
+    // The layout is named once, in `TypedId::Layout`, with the span of the
+    // user's type: a type that is not a layout is one error, on that type.
     let layout_span = ctx
         .input
         .attrs
         .id
         .as_ref()
         .map_or_else(proc_macro2::Span::call_site, |t| t.span());
-    let assert_layout = quote_spanned! {layout_span=>
-        const _: () = {
-            fn __soa_layout<L: #krate::IdLayout>() {}
-            let _ = __soa_layout::<#layout>;
-        };
-    };
-    let id_trait = quote!(#krate::Id);
+    let layout_assoc = quote_spanned!(layout_span=> type Layout = #layout;);
+    let bits = quote!(<Self as #id_trait>::Bits);
     quote! {
         #[doc = #doc]
         #[repr(transparent)]
@@ -50,31 +46,16 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         )]
         #vis struct #id(#layout);
 
-        #assert_layout
-
         #[automatically_derived]
-        impl #id_trait for #id {
-            type Bits = <#layout as #id_trait>::Bits;
-            const INDEX_BITS: u32 = <#layout as #id_trait>::INDEX_BITS;
-            const GENERATION_BITS: u32 = <#layout as #id_trait>::GENERATION_BITS;
-            const MAX_INDEX: usize = <#layout as #id_trait>::MAX_INDEX;
-            const MAX_GENERATION: Self::Bits = <#layout as #id_trait>::MAX_GENERATION;
-
+        impl #krate::TypedId for #id {
+            #layout_assoc
             #[inline(always)]
-            fn index(self) -> usize {
-                #id_trait::index(self.0)
+            fn from_layout(raw: Self::Layout) -> Self {
+                #id(raw)
             }
             #[inline(always)]
-            fn generation(self) -> Self::Bits {
-                #id_trait::generation(self.0)
-            }
-            #[inline(always)]
-            fn to_bits(self) -> Self::Bits {
-                #id_trait::to_bits(self.0)
-            }
-            #[inline(always)]
-            fn from_bits(bits: Self::Bits) -> ::core::option::Option<Self> {
-                ::core::option::Option::map(<#layout as #id_trait>::from_bits(bits), #id)
+            fn to_layout(self) -> Self::Layout {
+                self.0
             }
         }
 
@@ -87,20 +68,20 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
             /// Which issue of its slot this id is (never 0).
             #[inline(always)]
-            pub fn generation(self) -> <#layout as #id_trait>::Bits {
+            pub fn generation(self) -> #bits {
                 #id_trait::generation(self)
             }
             /// The id as one integer (`generation << INDEX_BITS | index`), for
             /// saving or passing across an FFI boundary.
             #[inline(always)]
-            pub fn to_bits(self) -> <#layout as #id_trait>::Bits {
+            pub fn to_bits(self) -> #bits {
                 #id_trait::to_bits(self)
             }
             /// The id with these bits, or `None` if the generation part is 0.
             /// An id that was never issued resolves to nothing.
             #[inline(always)]
-            pub fn from_bits(bits: <#layout as #id_trait>::Bits) -> ::core::option::Option<Self> {
-                <Self as #id_trait>::from_bits(bits)
+            pub fn from_bits(bits: #bits) -> ::core::option::Option<Self> {
+                #id_trait::from_bits(bits)
             }
         }
 

@@ -85,6 +85,14 @@ impl Ctx<'_> {
         self.input.fields.iter().map(|f| f.ty).collect()
     }
 
+    /// The layout as the user wrote it, for docs.
+    pub fn layout_name(&self) -> String {
+        match &self.input.attrs.id {
+            Some(ty) => quote!(#ty).to_string().replace(' ', ""),
+            None => "Id32_32".to_string(),
+        }
+    }
+
     /// A doc link to the struct.
     pub fn record_link(&self) -> String {
         format!("[`{}`]", self.input.ident)

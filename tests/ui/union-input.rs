@@ -1,0 +1,9 @@
+use idtable::SoaAllocator;
+
+#[derive(SoaAllocator)]
+union Bits {
+    int: u32,
+    float: f32,
+}
+
+fn main() {}

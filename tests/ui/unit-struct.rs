@@ -1,0 +1,6 @@
+use idtable::SoaAllocator;
+
+#[derive(SoaAllocator)]
+struct Marker;
+
+fn main() {}
