@@ -2,10 +2,10 @@
 //!
 //! Use it through the `idtable` crate, which documents what it generates.
 //!
-//! The pipeline has one file per stage: [`ast`] reads the struct into a
-//! model that keeps the original tokens for spans, [`attr`] parses the
-//! `#[soa(...)]` options, [`valid`] runs the checks that need the whole model,
-//! [`names`] owns every generated identifier, and [`expand`] writes the code.
+//! The pipeline has one file per stage: `ast.rs` reads the struct into a
+//! model that keeps the original tokens for spans, `attr.rs` parses the
+//! `#[soa(...)]` options, `valid.rs` runs the checks that need the whole model,
+//! `names.rs` owns every generated identifier, and `expand.rs` writes the code.
 //! Errors are collected, not returned at the first one, so the user fixes
 //! them in one pass.
 
