@@ -200,6 +200,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// Inserts `value`, or gives it back when no id can be issued.
     #[inline]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
+        // Grow first: if growing panics, no id has been issued.
+        self.columns.reserve(1);
         match self.table.try_insert() {
             Ok((id, _)) => {
                 self.columns.push(value.into_values());
@@ -217,6 +219,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> I {
+        // Grow first: if growing panics, no id has been issued.
+        self.columns.reserve(1);
         let (id, _) = self.table.insert();
         self.columns.push(value.into_values());
         id
