@@ -738,3 +738,63 @@ fn insert_with_id_on_a_full_table_panics_without_calling_the_closure() {
     assert_eq!(a.len(), 3);
     a.check_invariants();
 }
+
+// --- panics in user callbacks leave the allocator consistent ------------------
+
+#[test]
+fn sort_by_with_a_panicking_comparator_moves_nothing() {
+    let (mut a, ids) = filled(20);
+    a.remove(ids[3]);
+    let before_ids = a.ids().to_vec();
+    let before_mass = a.columns().mass.to_vec();
+    let mut calls = 0;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        a.sort_by(|x, y| {
+            calls += 1;
+            if calls == 15 {
+                panic!("comparator gives up");
+            }
+            y.mass.partial_cmp(x.mass).unwrap()
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(a.ids(), &before_ids[..]);
+    assert_eq!(a.columns().mass, &before_mass[..]);
+    assert_consistent(&a);
+}
+
+#[test]
+fn retain_with_a_panicking_predicate_keeps_a_consistent_allocator() {
+    let (mut a, ids) = filled(20);
+    let mut seen = 0;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        a.retain(|_, m| {
+            seen += 1;
+            if seen == 10 {
+                panic!("predicate gives up");
+            }
+            *m.mass as u32 % 2 == 0
+        })
+    }));
+    assert!(r.is_err());
+    assert_consistent(&a);
+    // every id either still holds its own value or is gone; nothing else
+    for (i, &id) in ids.iter().enumerate() {
+        if let Some(r) = a.get(id) {
+            assert_eq!(r.to_owned(), p(i as u32));
+        }
+    }
+    assert!(a.len() < 20 && a.len() >= 10);
+}
+
+#[test]
+fn allocator_ids_and_views_are_send_and_sync_when_fields_are() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ParticleAllocator>();
+    send_sync::<ParticleId>();
+    send_sync::<ParticleRef<'static>>();
+    send_sync::<ParticleColumns<'static>>();
+    let (a, ids) = filled(3);
+    let handle = std::thread::spawn(move || a.get(ids[2]).map(|r| r.to_owned()));
+    assert_eq!(handle.join().unwrap(), Some(p(2)));
+}

@@ -752,6 +752,38 @@ fn id16_16_wrap_restarts_the_generation_at_one() {
     a.check_invariants();
 }
 
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(id = idtable::Id32<31>)]
+struct Once {
+    key: u64,
+}
+
+#[test]
+fn one_generation_bit_issues_each_slot_once_then_retires_it() {
+    let mut a = OnceAllocator::new();
+    let mut issued = HashSet::new();
+    let mut old = Vec::new();
+    for n in 0..200u64 {
+        let id = a.insert(Once { key: n });
+        assert_eq!(id.generation(), 1);
+        assert_eq!(id.index() as u64, n, "every insert takes a fresh slot");
+        assert!(issued.insert(id.to_bits()));
+        if n % 3 != 0 {
+            assert_eq!(a.remove(id), Some(Once { key: n }));
+            old.push(id);
+        }
+        a.check_invariants();
+    }
+    assert_eq!(a.id_table().free_count(), 0);
+    for id in old {
+        assert!(!a.contains(id) && a.get(id).is_none());
+    }
+    a.clear();
+    assert_eq!(a.id_table().free_count(), 0, "clear retires them too");
+    let id = a.insert(Once { key: 0 });
+    assert_eq!(id.index(), 200);
+}
+
 // --- a full Id16_16 table ------------------------------------------------------------
 
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
