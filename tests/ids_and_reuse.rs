@@ -25,6 +25,7 @@ impl Rng {
 }
 
 const CHURN: usize = if cfg!(miri) { 300 } else { 5_000 };
+const PROBES: usize = if cfg!(miri) { 200 } else { 20_000 };
 
 /// Generates, for one derived allocator, the helpers the tests below share:
 /// a value made from a number, and a check that the allocator's content is
@@ -392,7 +393,7 @@ macro_rules! forged_test {
                 }
             }
             let width_mask = if $w == 64 { u64::MAX } else { (1u64 << $w) - 1 };
-            for _ in 0..20_000 {
+            for _ in 0..PROBES {
                 let raw = rng.next();
                 // random bits, and random bits with a small index (more
                 // likely to hit an existing slot)
@@ -406,7 +407,7 @@ macro_rules! forged_test {
                     }
                 }
             }
-            assert!(probes > 20_000);
+            assert!(probes > PROBES);
             // every live id still resolves to its own value
             for &id in &live {
                 assert_eq!(a.get(id).map(|r| *r.key), model.get(&$m::bits(id)).copied());
