@@ -798,3 +798,14 @@ fn allocator_ids_and_views_are_send_and_sync_when_fields_are() {
     let handle = std::thread::spawn(move || a.get(ids[2]).map(|r| r.to_owned()));
     assert_eq!(handle.join().unwrap(), Some(p(2)));
 }
+
+#[test]
+fn reserve_beyond_memory_panics_and_leaves_the_allocator_intact() {
+    let (mut a, ids) = filled(3);
+    let r = catch_unwind(AssertUnwindSafe(|| a.reserve(usize::MAX)));
+    assert!(r.is_err(), "capacity overflow is a panic");
+    assert_consistent(&a);
+    assert_eq!(a.get(ids[2]).unwrap().to_owned(), p(2));
+    let id = a.insert(p(3));
+    assert_eq!(a.get(id).unwrap().to_owned(), p(3));
+}

@@ -256,6 +256,41 @@ fn min_free_gives_way_when_no_fresh_index_is_left() {
     a.check_invariants();
 }
 
+#[test]
+fn every_constructor_keeps_the_soa_config() {
+    use idtable::OnExhausted::{Retire, Wrap};
+    let configs = |a: &SpacedAllocator| {
+        (
+            a.id_table().config().min_free,
+            a.id_table().config().on_exhausted,
+        )
+    };
+    let mut spaced: SpacedAllocator = (0..3).map(spaced::val).collect();
+    assert_eq!(configs(&spaced), (4, Retire), "collect");
+    spaced.extend([spaced::val(9)]);
+    assert_eq!(configs(&spaced.clone()), (4, Retire), "clone");
+    assert_eq!(configs(&SpacedAllocator::default()), (4, Retire), "default");
+    assert_eq!(
+        configs(&SpacedAllocator::with_capacity(10)),
+        (4, Retire),
+        "with_capacity"
+    );
+    let wrap: ShortWrapAllocator = (0..3).map(short_wrap::val).collect();
+    assert_eq!(wrap.id_table().config().on_exhausted, Wrap);
+    assert_eq!(wrap.clone().id_table().config().on_exhausted, Wrap);
+    assert_eq!(
+        ShortWrapAllocator::default()
+            .id_table()
+            .config()
+            .on_exhausted,
+        Wrap
+    );
+    assert_eq!(
+        WideAllocator::new().id_table().config(),
+        idtable::TableConfig::default()
+    );
+}
+
 // --- stale ids ---------------------------------------------------------------
 
 macro_rules! churn_test {
