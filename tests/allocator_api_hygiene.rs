@@ -2,15 +2,6 @@
 //! has in scope: generated code calls trait methods with fully qualified
 //! paths (DESIGN.md: "fully qualified paths"), never method-call syntax that
 //! a user trait can make ambiguous.
-//!
-//! KNOWN BUG (found by this file, which then does not compile): the
-//! generated `FromIterator` impl calls `allocator.extend(iter)` and the
-//! generated `Extend` impl calls `self.storage.extend(iter)`
-//! (idtable-derive/src/expand/allocator.rs); with a user trait that has an
-//! `extend` method in scope, both are E0034 "multiple applicable items in
-//! scope" inside the derive's expansion. Fix: call
-//! `::core::iter::Extend::extend(&mut allocator, iter)` and
-//! `::core::iter::Extend::extend(&mut self.storage, iter)`.
 
 use idtable::SoaAllocator;
 

@@ -297,7 +297,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::core::iter::Extend<#record_ty> for #allocator #ty_generics #where_clause {
             fn extend<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(&mut self, iter: __SoaIter) {
-                self.storage.extend(iter)
+                ::core::iter::Extend::extend(&mut self.storage, iter)
             }
         }
 
@@ -305,7 +305,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #impl_generics ::core::iter::FromIterator<#record_ty> for #allocator #ty_generics #where_clause {
             fn from_iter<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(iter: __SoaIter) -> Self {
                 let mut allocator = Self::new();
-                allocator.extend(iter);
+                ::core::iter::Extend::extend(&mut allocator.storage, iter);
                 allocator
             }
         }
