@@ -58,5 +58,8 @@ mod blanket {
         let b: SparkAllocator = [Spark { heat: 3 }].into_iter().collect();
         assert_eq!(a.columns().heat, &[1, 2]);
         assert_eq!(b.columns().heat, &[3]);
+        // the user's trait still works on the allocator, by its path
+        assert_eq!(ExtendExt::extend(&mut a, [7, 8, 9]), 3);
+        assert_eq!(a.len(), 2);
     }
 }
