@@ -48,7 +48,7 @@
 //! Every method keeps them; every `unsafe` block says which it uses. The
 //! tests of this module run under Miri.
 
-use alloc::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use alloc::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
 use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
@@ -143,6 +143,17 @@ pub trait Columns: sealed::Sealed {
     ///
     /// Both in capacity for `n` rows, in distinct allocations.
     unsafe fn copy_prefix(src: Self::Ptrs, dst: Self::Ptrs, n: usize);
+
+    /// Moves rows `0..n` of each column from `src` to `dst` inside one
+    /// allocation, last column first (`memmove`, overlap allowed).
+    ///
+    /// # Safety
+    ///
+    /// `src` and `dst` are placements of the same allocation for capacities
+    /// `old <= new` (so each column's `dst` is at or after its `src`, and
+    /// after the `src` of every earlier column), `n <= old`, and rows
+    /// `0..n` are initialised at `src`.
+    unsafe fn move_prefix_back(src: Self::Ptrs, dst: Self::Ptrs, n: usize);
 
     /// Swaps rows `a` and `b`.
     ///
@@ -283,6 +294,13 @@ impl<T> Columns for Col<T> {
         unsafe { ptr::copy_nonoverlapping(src.as_ptr(), dst.as_ptr(), n) }
     }
 
+    #[inline]
+    unsafe fn move_prefix_back(src: NonNull<T>, dst: NonNull<T>, n: usize) {
+        // SAFETY: both ranges lie in one allocation and hold `n` elements
+        // (caller); `ptr::copy` allows them to overlap.
+        unsafe { ptr::copy(src.as_ptr(), dst.as_ptr(), n) }
+    }
+
     #[inline(always)]
     unsafe fn swap(ptrs: NonNull<T>, a: usize, b: usize) {
         // SAFETY: both rows are initialised (caller); `ptr::swap` allows
@@ -414,6 +432,17 @@ impl<L: Columns, R: Columns> Columns for (L, R) {
         }
     }
 
+    #[inline]
+    unsafe fn move_prefix_back(src: Self::Ptrs, dst: Self::Ptrs, n: usize) {
+        // SAFETY: forwarded caller contract; the right half's columns come
+        // after the left half's, so moving them first never overwrites rows
+        // of the left half that have not moved yet.
+        unsafe {
+            R::move_prefix_back(src.1, dst.1, n);
+            L::move_prefix_back(src.0, dst.0, n);
+        }
+    }
+
     #[inline(always)]
     unsafe fn swap(ptrs: Self::Ptrs, a: usize, b: usize) {
         // SAFETY: forwarded caller contract, per half.
@@ -513,6 +542,7 @@ impl Columns for () {
     unsafe fn read(_ptrs: (), _i: usize) {}
     unsafe fn copy_row(_ptrs: (), _from: usize, _to: usize) {}
     unsafe fn copy_prefix(_src: (), _dst: (), _n: usize) {}
+    unsafe fn move_prefix_back(_src: (), _dst: (), _n: usize) {}
     unsafe fn swap(_ptrs: (), _a: usize, _b: usize) {}
     unsafe fn drop_range(_ptrs: (), _start: usize, _end: usize) {}
     unsafe fn refs<'a>(_ptrs: (), _i: usize)
@@ -640,6 +670,10 @@ impl<C: Columns> ColumnBuffer<C> {
     /// Moves the rows into a new allocation of `new_cap` rows.
     fn reallocate(&mut self, new_cap: usize) {
         debug_assert!(new_cap >= self.len && C::ROW_SIZE != 0);
+        if new_cap > self.cap && self.layout.size() != 0 {
+            self.grow_in_place(new_cap);
+            return;
+        }
         let (base, layout, ptrs) = if new_cap == 0 {
             (NonNull::dangling(), Self::EMPTY_LAYOUT, C::DANGLING)
         } else {
@@ -668,6 +702,41 @@ impl<C: Columns> ColumnBuffer<C> {
             unsafe { dealloc(self.base.as_ptr(), self.layout) };
         }
         self.ptrs = ptrs;
+        self.base = base;
+        self.layout = layout;
+        self.cap = new_cap;
+    }
+
+    /// Grows an existing allocation with `realloc` (which can extend the
+    /// block or remap its pages instead of copying them), then moves each
+    /// column up to its offset for `new_cap`, last column first.
+    fn grow_in_place(&mut self, new_cap: usize) {
+        let layout = C::extent(new_cap, 0)
+            .and_then(|size| Layout::from_size_align(size, C::ALIGN).ok())
+            .unwrap_or_else(|| capacity_overflow());
+        // SAFETY: `base` was allocated with `self.layout`, whose size is not
+        // zero; the new size is not zero and fits `isize` with the same
+        // alignment (checked by `Layout::from_size_align`).
+        let raw = unsafe { realloc(self.base.as_ptr(), self.layout, layout.size()) };
+        let Some(base) = NonNull::new(raw) else {
+            handle_alloc_error(layout)
+        };
+        // The old bytes now start at `base`: the columns sit at their offsets
+        // for the old capacity.
+        let (mut old_end, mut new_end) = (0, 0);
+        // SAFETY: the block spans `extent(new_cap)` >= `extent(self.cap)`
+        // bytes, aligned to `C::ALIGN`; neither extent overflowed (the old
+        // one was computed when the old block was made).
+        let (old, new) = unsafe {
+            (
+                C::place(base, self.cap, &mut old_end),
+                C::place(base, new_cap, &mut new_end),
+            )
+        };
+        // SAFETY: both placements are of this block, for capacities
+        // `self.cap < new_cap`; rows `0..len` are initialised at `old`.
+        unsafe { C::move_prefix_back(old, new, self.len) };
+        self.ptrs = new;
         self.base = base;
         self.layout = layout;
         self.cap = new_cap;

@@ -268,14 +268,17 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// The fields of `id`'s object, if live.
     #[inline(always)]
     pub fn get(&self, id: I) -> Option<T::Ref<'_>> {
-        let dense = self.table.dense_index(id)?;
+        // A vacant slot's dense field is past the end: `columns.get` rejects it.
+        let dense = self.table.dense_or_vacant(id)?;
         self.columns.get(dense).map(T::make_ref)
     }
 
     /// The fields of `id`'s object, mutably, if live.
     #[inline(always)]
     pub fn get_mut(&mut self, id: I) -> Option<T::Mut<'_>> {
-        let dense = self.table.dense_index(id)?;
+        // A vacant slot's dense field is past the end: `columns.get_mut`
+        // rejects it.
+        let dense = self.table.dense_or_vacant(id)?;
         self.columns.get_mut(dense).map(T::make_mut)
     }
 

@@ -332,6 +332,7 @@ impl<I: Id> IdTable<I> {
     /// Issues a new id. Returns it and its dense index (always the old
     /// [`len`](IdTable::len)), or [`TableFull`] when every index of the
     /// layout is live or retired.
+    #[inline]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
         let dense = self.ids.len();
         let (index, generation) = match self.choose_slot() {
@@ -393,9 +394,24 @@ impl<I: Id> IdTable<I> {
         self.dense_index(id).is_some()
     }
 
+    /// The dense field of `id`'s slot if the generations match: its dense
+    /// index when live, or `VACANT` (>= any length, since the table never
+    /// holds more than `MAX_INDEX + 1` ids) when the slot is free. Callers
+    /// that bounds-check the result against [`len`](IdTable::len) anyway get
+    /// the vacancy check for free.
+    #[inline(always)]
+    pub(crate) fn dense_or_vacant(&self, id: I) -> Option<usize> {
+        let slot = self.slots.get(id.index())?.to_u64();
+        if (slot ^ id.to_bits().to_u64()) >> I::INDEX_BITS != 0 {
+            return None;
+        }
+        Some((slot & Self::MASK) as usize)
+    }
+
     /// Removes `id` if it is live. Returns how the dense order changed: the
     /// caller moves its last column element into [`SwapRemove::index`]
     /// (`Vec::swap_remove` does exactly that).
+    #[inline]
     pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
         let dense = self.dense_index(id)?;
         let last = self.ids.len() - 1;
@@ -409,6 +425,7 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Marks the slot of live `id` vacant and queues it (or retires it).
+    #[inline]
     fn release(&mut self, id: I) {
         let generation = id.generation().to_u64();
         let index = id.index();
