@@ -160,7 +160,9 @@ fn every_single_byte_corruption_loads_cleanly_or_errors() {
     let mut loaded = 0;
     let mut rejected = 0;
     for saved in [sample().as_bytes().to_vec(), packed.as_bytes().to_vec()] {
-        for at in 0..saved.len() {
+        // Under Miri, a sample of positions (every byte takes minutes there).
+        let step = if cfg!(miri) { 11 } else { 1 };
+        for at in (0..saved.len()).step_by(step) {
             let original = saved[at];
             for byte in [
                 0x00,

@@ -104,6 +104,7 @@ fn reads_are_zero_copy_into_the_buffer() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; the rest cover the same code")]
 fn overwriting_with_growing_and_shrinking_strings_keeps_every_value() {
     let mut sheet = character_sheet();
     let lengths = [0, 1, 3, 4, 5, 17, 64, 200, 3, 0, 500, 7, 8, 9, 1000, 2];
@@ -124,6 +125,7 @@ fn overwriting_with_growing_and_shrinking_strings_keeps_every_value() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; the rest cover the same code")]
 fn overwriting_with_growing_and_shrinking_arrays_keeps_every_value() {
     let mut sheet = character_sheet();
     let a = Key::new("a");
@@ -141,6 +143,7 @@ fn overwriting_with_growing_and_shrinking_arrays_keeps_every_value() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; the rest cover the same code")]
 fn capacity_stays_bounded_under_repeated_overwrites() {
     // Without compaction, every overwrite that grows a value leaves a hole and
     // the buffer would double until it hits MAX_BYTES.
@@ -315,6 +318,7 @@ fn component_is_send_sync_and_small() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; the rest cover the same code")]
 fn values_up_to_the_limit_fit_and_one_more_float_does_not() {
     // One entry: 8 fixed + 4 key + 4 value + 4 tag word = 20 bytes of header.
     let fits = vec![0.25_f32; (MAX_BYTES - 20) / 4];
@@ -343,6 +347,7 @@ fn values_up_to_the_limit_fit_and_one_more_float_does_not() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; the rest cover the same code")]
 fn too_large_strings_and_too_many_keys_are_errors_not_panics() {
     let mut sheet = character_sheet();
     let before = sheet.as_bytes().to_vec();

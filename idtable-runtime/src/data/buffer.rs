@@ -145,6 +145,7 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         match self.words.first() {
             Some(&word) => (word >> 16) as usize,
@@ -256,6 +257,7 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn contains(&self, key: impl Into<Key>) -> bool {
         self.find(key.into()).is_some()
     }
@@ -272,9 +274,10 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn get(&self, key: impl Into<Key>) -> Option<Value<'_>> {
-        let index = self.find(key.into())?;
-        Some(self.value_at(self.len(), index))
+        let (tag, word) = self.entry(key.into())?;
+        Some(self.decode(tag, word))
     }
 
     /// The value of `key` if it is a bool.
@@ -288,8 +291,12 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn get_bool(&self, key: impl Into<Key>) -> Option<bool> {
-        self.get(key)?.as_bool()
+        match self.entry(key.into())? {
+            (TAG_BOOL, word) => Some(word != 0),
+            _ => None,
+        }
     }
 
     /// The value of `key` if it is a float.
@@ -304,8 +311,12 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn get_f32(&self, key: impl Into<Key>) -> Option<f32> {
-        self.get(key)?.as_f32()
+        match self.entry(key.into())? {
+            (TAG_FLOAT, word) => Some(f32::from_bits(word)),
+            _ => None,
+        }
     }
 
     /// The value of `key` if it is a string, borrowed from the buffer.
@@ -319,8 +330,12 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn get_str(&self, key: impl Into<Key>) -> Option<&str> {
-        self.get(key)?.as_str()
+        match self.entry(key.into())? {
+            (TAG_STR, word) => Some(self.str_at(word)),
+            _ => None,
+        }
     }
 
     /// The value of `key` if it is a float array, borrowed from the buffer.
@@ -334,8 +349,12 @@ impl DataComponent {
     /// # Ok::<(), idtable_runtime::data::DataError>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn get_f32s(&self, key: impl Into<Key>) -> Option<&[f32]> {
-        self.get(key)?.as_f32s()
+        match self.entry(key.into())? {
+            (TAG_FLOATS, word) => Some(self.floats_at(word)),
+            _ => None,
+        }
     }
 
     /// Sets `key` to `value`, replacing any previous value of any type.
@@ -515,6 +534,7 @@ impl DataComponent {
 
     // ----- layout helpers -----
 
+    #[inline]
     fn keys(&self) -> &[u32] {
         self.words
             .get(FIXED_WORDS..FIXED_WORDS + self.len())
@@ -523,14 +543,14 @@ impl DataComponent {
 
     #[inline]
     fn find(&self, key: Key) -> Option<usize> {
-        let hash = key.to_hash();
-        self.keys().iter().position(|&k| k == hash)
+        find_hash(self.keys(), key.to_hash())
     }
 
     fn key_at(&self, index: usize) -> Key {
         Key::from_hash(self.keys().get(index).copied().unwrap_or(0))
     }
 
+    #[inline]
     fn value_word(&self, n: usize, index: usize) -> u32 {
         self.words
             .get(FIXED_WORDS + n + index)
@@ -538,6 +558,7 @@ impl DataComponent {
             .unwrap_or(0)
     }
 
+    #[inline]
     fn tag(&self, n: usize, index: usize) -> u8 {
         let word = self
             .words
@@ -553,26 +574,59 @@ impl DataComponent {
         *word = (*word & !(0xff << shift)) | u32::from(tag) << shift;
     }
 
+    /// The type tag and value word of `key`, if it is set.
+    #[inline]
+    fn entry(&self, key: Key) -> Option<(u8, u32)> {
+        let n = self.len();
+        let index = find_hash(self.keys(), key.to_hash())?;
+        Some((self.tag(n, index), self.value_word(n, index)))
+    }
+
     /// Reads entry `index` of `n`; never panics, whatever the words hold.
+    #[inline]
     fn value_at(&self, n: usize, index: usize) -> Value<'_> {
-        let word = self.value_word(n, index);
-        match self.tag(n, index) {
+        self.decode(self.tag(n, index), self.value_word(n, index))
+    }
+
+    /// Decodes an entry. The byte and float views are computed for every tag
+    /// (clamped to the buffer, so they never fail) and the match only picks
+    /// one, which lets the compiler select instead of branching twice on the
+    /// value type (once here, once in the caller's match).
+    #[inline]
+    fn decode(&self, tag: u8, word: u32) -> Value<'_> {
+        let bytes = self.bytes_at(word);
+        let floats = self.floats_at(word);
+        match tag {
             TAG_BOOL => Value::Bool(word != 0),
-            TAG_STR => {
-                let (offset, len) = split_slot(word);
-                let bytes = as_bytes(&self.words)
-                    .get(offset..offset + len)
-                    .unwrap_or(&[]);
-                // Always valid: set() copies a &str and from_bytes checks UTF-8.
-                Value::Str(core::str::from_utf8(bytes).unwrap_or_default())
-            }
-            TAG_FLOATS => {
-                let (offset, len) = split_slot(word);
-                let start = offset / 4;
-                Value::Floats(as_f32s(self.words.get(start..start + len).unwrap_or(&[])))
-            }
+            TAG_STR => Value::Str(str_of(bytes)),
+            TAG_FLOATS => Value::Floats(floats),
             _ => Value::Float(f32::from_bits(word)),
         }
+    }
+
+    /// The string a string entry's value word points at.
+    #[inline]
+    fn str_at(&self, word: u32) -> &str {
+        str_of(self.bytes_at(word))
+    }
+
+    /// The bytes a value word points at if read as (byte offset, byte length),
+    /// clamped to the buffer.
+    #[inline]
+    fn bytes_at(&self, word: u32) -> &[u8] {
+        let (offset, len) = split_slot(word);
+        let all = as_bytes(&self.words);
+        let end = (offset + len).min(all.len());
+        all.get(offset.min(end)..end).unwrap_or(&[])
+    }
+
+    /// The floats a value word points at if read as (byte offset, count),
+    /// clamped to the buffer.
+    #[inline]
+    fn floats_at(&self, word: u32) -> &[f32] {
+        let (offset, len) = split_slot(word);
+        let end = (offset / 4 + len).min(self.words.len());
+        as_f32s(self.words.get((offset / 4).min(end)..end).unwrap_or(&[]))
     }
 
     /// Payload slot (word offset, words) of entry `index`, if it has one.
@@ -738,6 +792,49 @@ impl DataComponent {
         words[1] = fixed_word1(start, len);
         self.words = words;
     }
+}
+
+/// Index of `hash` in `keys`, which are all different (a buffer invariant).
+///
+/// Each chunk of keys is compared as a whole before branching: a matching lane
+/// contributes its number (1-based), the others 0, and the sum is the match. The
+/// compiler turns a chunk into a few SIMD compares and adds, so a lookup costs
+/// one unpredictable branch per chunk instead of one per key.
+#[inline]
+fn find_hash(keys: &[u32], hash: u32) -> Option<usize> {
+    const CHUNK: usize = 16;
+    #[inline]
+    fn lane_of(chunk: &[u32], hash: u32) -> u32 {
+        chunk
+            .iter()
+            .zip(1..)
+            .map(|(&k, lane)| if k == hash { lane } else { 0 })
+            .sum()
+    }
+    let mut chunks = keys.chunks_exact(CHUNK);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let lane = lane_of(chunk, hash);
+        if lane != 0 {
+            return Some(base + lane as usize - 1);
+        }
+        base += CHUNK;
+    }
+    let lane = lane_of(chunks.remainder(), hash);
+    (lane != 0).then(|| base + lane as usize - 1)
+}
+
+/// The bytes of a string entry as `&str`, without checking them again.
+#[inline]
+fn str_of(bytes: &[u8]) -> &str {
+    debug_assert!(core::str::from_utf8(bytes).is_ok());
+    // SAFETY: callers pass only the bytes of a string entry (tag 3), and every
+    // string entry points at valid UTF-8: `set` copies the bytes of a `&str`
+    // into a slot and records their exact length, `from_bytes` only accepts
+    // buffers whose string entries pass `str::from_utf8`, and later moves
+    // (compaction, `shrink_to_fit`) copy whole slots. Payload bytes are only
+    // overwritten or zeroed after no entry points at them any more.
+    unsafe { core::str::from_utf8_unchecked(bytes) }
 }
 
 /// A string's or array's value word: byte offset of word `offset`, length field.

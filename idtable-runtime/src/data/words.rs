@@ -1,8 +1,9 @@
 //! Views of the `u32` word buffer as bytes and as floats.
 //!
 //! The buffer is a `Vec<u32>`, so it is 4-aligned wherever the allocator puts it.
-//! These two casts are the only `unsafe` code of the data module; both hold for
-//! any contents, so they do not depend on the buffer's invariants.
+//! Both casts hold for any contents, so they do not depend on the buffer's
+//! invariants. The only other `unsafe` of the data module is the unchecked
+//! UTF-8 read of string entries in `buffer.rs` (`str_of`).
 
 /// The words as bytes (native order; the data module only builds on little-endian
 /// targets, so this is the documented little-endian format).
