@@ -106,11 +106,14 @@ fn bytes_round_trip_identically() {
 fn bytes_load_from_an_odd_address() {
     let sheet = sample();
     let saved = sheet.as_bytes();
-    for shift in 1..4 {
-        let mut storage = vec![0xAA_u8; saved.len() + shift];
-        storage[shift..].copy_from_slice(saved);
-        let unaligned = &storage[shift..];
-        assert_ne!(unaligned.as_ptr() as usize % 4, 0);
+    let mut storage = vec![0xAA_u8; saved.len() + 4];
+    let base = storage.as_ptr() as usize;
+    for misalign in 1..4 {
+        // Start where the address is `misalign` past a multiple of 4.
+        let shift = (misalign + 4 - base % 4) % 4;
+        storage[shift..shift + saved.len()].copy_from_slice(saved);
+        let unaligned = &storage[shift..shift + saved.len()];
+        assert_eq!(unaligned.as_ptr() as usize % 4, misalign);
         let loaded = DataComponent::from_bytes(unaligned).unwrap();
         assert_eq!(loaded, sheet);
         assert_eq!(loaded.get_f32s("color"), Some(&[0.0, 0.5, 0.5, 0.7][..]));
