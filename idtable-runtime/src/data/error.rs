@@ -1,0 +1,189 @@
+//! [`DataError`]: what can go wrong when setting values or loading bytes.
+
+use core::fmt;
+
+use super::{Key, MAX_BYTES};
+
+/// Why a [`DataComponent`](super::DataComponent) operation failed.
+///
+/// `TooLarge` comes from [`set`](super::DataComponent::set); every other variant
+/// comes from [`from_bytes`](super::DataComponent::from_bytes) and says what was
+/// wrong in the bytes. Offsets are byte offsets into the loaded slice.
+///
+/// ```
+/// use idtable_runtime::data::{DataComponent, DataError};
+///
+/// let err = DataComponent::from_bytes(&[1, 0, 0]).unwrap_err();
+/// assert_eq!(err, DataError::Truncated { len: 3 });
+/// assert!(err.to_string().contains("3 bytes"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DataError {
+    /// Setting `key` would need a buffer of `needed` bytes, more than
+    /// [`MAX_BYTES`](super::MAX_BYTES).
+    TooLarge {
+        /// The key being set.
+        key: Key,
+        /// Bytes the buffer would need, header and all live values included.
+        needed: usize,
+    },
+    /// The input is shorter than the 8-byte fixed header.
+    Truncated {
+        /// Length of the input.
+        len: usize,
+    },
+    /// The input length is not a multiple of 4 or exceeds [`MAX_BYTES`](super::MAX_BYTES).
+    BadLength {
+        /// Length of the input.
+        len: usize,
+    },
+    /// The format version byte (offset 0) is not one this crate reads.
+    UnsupportedVersion {
+        /// The version found.
+        version: u8,
+    },
+    /// The length recorded in the header differs from the input length.
+    LengthMismatch {
+        /// The length the header records.
+        declared: usize,
+        /// The length of the input.
+        actual: usize,
+    },
+    /// The payload start is not 4-aligned, lies inside the entry arrays, or lies
+    /// past the end.
+    BadPayloadStart {
+        /// The payload start the header records.
+        payload_start: usize,
+        /// Where the entry arrays end, from the entry count.
+        header_end: usize,
+    },
+    /// An entry's type tag is not one of the four value types.
+    BadType {
+        /// Entry index.
+        index: usize,
+        /// The tag found.
+        tag: u8,
+    },
+    /// A boolean's value word is neither 0 nor 1.
+    BadBool {
+        /// Entry index.
+        index: usize,
+        /// The word found.
+        word: u32,
+    },
+    /// A string's or array's bytes are misaligned, outside the payload area, or
+    /// (when empty) have a non-zero offset.
+    BadPayload {
+        /// Entry index.
+        index: usize,
+        /// Byte offset the entry records.
+        offset: usize,
+        /// Byte length the entry records.
+        len: usize,
+    },
+    /// Two entries' payloads overlap.
+    Overlap {
+        /// One entry index.
+        index: usize,
+        /// The other entry index.
+        other: usize,
+    },
+    /// A string's bytes are not UTF-8.
+    BadUtf8 {
+        /// Entry index.
+        index: usize,
+    },
+    /// A key appears twice.
+    DuplicateKey {
+        /// The repeated key.
+        key: Key,
+    },
+    /// A byte that belongs to no value (reserved, padding, free space or a hole)
+    /// is not zero.
+    NonZeroUnused {
+        /// Byte offset.
+        offset: usize,
+        /// The byte found.
+        byte: u8,
+    },
+}
+
+impl fmt::Display for DataError {
+    /// ```
+    /// use idtable_runtime::data::{DataError, Key};
+    ///
+    /// let err = DataError::TooLarge { key: Key::from_hash(7), needed: 70_000 };
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "setting Key(0x00000007) would need a buffer of 70000 bytes, \
+    ///      more than the format's limit of 65532"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DataError::TooLarge { key, needed } => write!(
+                f,
+                "setting {key:?} would need a buffer of {needed} bytes, \
+                 more than the format's limit of {MAX_BYTES}"
+            ),
+            DataError::Truncated { len } => write!(
+                f,
+                "DataComponent bytes truncated: {len} bytes, the fixed header alone is 8"
+            ),
+            DataError::BadLength { len } => write!(
+                f,
+                "DataComponent bytes have length {len}, which is not a multiple of 4 \
+                 of at most {MAX_BYTES}"
+            ),
+            DataError::UnsupportedVersion { version } => write!(
+                f,
+                "DataComponent bytes have format version {version}, only version 1 is supported"
+            ),
+            DataError::LengthMismatch { declared, actual } => write!(
+                f,
+                "DataComponent header records {declared} bytes but {actual} were given"
+            ),
+            DataError::BadPayloadStart {
+                payload_start,
+                header_end,
+            } => write!(
+                f,
+                "DataComponent payload start {payload_start} is misaligned, inside the \
+                 entry arrays (which end at {header_end}) or past the end"
+            ),
+            DataError::BadType { index, tag } => {
+                write!(f, "DataComponent entry {index} has unknown type tag {tag}")
+            }
+            DataError::BadBool { index, word } => write!(
+                f,
+                "DataComponent entry {index} is a bool with value word {word:#x}, not 0 or 1"
+            ),
+            DataError::BadPayload { index, offset, len } => write!(
+                f,
+                "DataComponent entry {index} points at {len} bytes at offset {offset}, \
+                 which is misaligned or outside the payload area"
+            ),
+            DataError::Overlap { index, other } => write!(
+                f,
+                "DataComponent entries {index} and {other} have overlapping payloads"
+            ),
+            DataError::BadUtf8 { index } => {
+                write!(
+                    f,
+                    "DataComponent entry {index} is a string that is not UTF-8"
+                )
+            }
+            DataError::DuplicateKey { key } => {
+                write!(f, "DataComponent bytes hold {key:?} twice")
+            }
+            DataError::NonZeroUnused { offset, byte } => write!(
+                f,
+                "DataComponent byte {offset} is unused (reserved, padding or free) \
+                 and must be 0, found {byte:#04x}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for DataError {}

@@ -1,0 +1,133 @@
+//! Validation of saved bytes: everything [`DataComponent::from_bytes`] checks.
+//!
+//! [`DataComponent::from_bytes`]: super::DataComponent::from_bytes
+
+use super::buffer::{
+    header_words, split_slot, FIXED_WORDS, TAG_BOOL, TAG_FLOAT, TAG_FLOATS, TAG_STR, VERSION,
+};
+use super::words::as_bytes;
+use super::{DataError, Key};
+
+/// Checks that `words` (at least the fixed header, at most the size limit) is a
+/// buffer in the documented format. Whatever passes can be read and edited
+/// without panicking.
+pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
+    let bytes = as_bytes(words);
+    let len = bytes.len();
+    let (Some(&word0), Some(&word1)) = (words.first(), words.get(1)) else {
+        return Err(DataError::Truncated { len });
+    };
+    let version = word0 as u8;
+    if version != VERSION {
+        return Err(DataError::UnsupportedVersion { version });
+    }
+    check_zero(bytes, 1, 2)?;
+    let n = (word0 >> 16) as usize;
+    let (payload_start, declared) = split_slot(word1);
+    if declared != len {
+        return Err(DataError::LengthMismatch {
+            declared,
+            actual: len,
+        });
+    }
+    let header_end = header_words(n) * 4;
+    if payload_start % 4 != 0 || payload_start < header_end || payload_start > len {
+        return Err(DataError::BadPayloadStart {
+            payload_start,
+            header_end,
+        });
+    }
+    let bad_header = DataError::BadPayloadStart {
+        payload_start,
+        header_end,
+    };
+    let keys = words
+        .get(FIXED_WORDS..FIXED_WORDS + n)
+        .ok_or(bad_header.clone())?;
+    let values = words
+        .get(FIXED_WORDS + n..FIXED_WORDS + 2 * n)
+        .ok_or(bad_header.clone())?;
+    let tags_start = (FIXED_WORDS + 2 * n) * 4;
+    let tags = bytes.get(tags_start..header_end).ok_or(bad_header)?;
+
+    // Type tags, then zero padding up to the end of the entry arrays.
+    for (index, &tag) in tags.iter().enumerate().take(n) {
+        if !matches!(tag, TAG_BOOL | TAG_FLOAT | TAG_STR | TAG_FLOATS) {
+            return Err(DataError::BadType { index, tag });
+        }
+    }
+    check_zero(bytes, tags_start + n, header_end)?;
+
+    let mut sorted = keys.to_vec();
+    sorted.sort_unstable();
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(DataError::DuplicateKey {
+            key: Key::from_hash(pair[0]),
+        });
+    }
+
+    // Value words; payloads collected as (start, end, index) byte ranges.
+    let mut ranges = Vec::new();
+    for (index, (&word, &tag)) in values.iter().zip(tags).enumerate() {
+        match tag {
+            TAG_BOOL if word > 1 => return Err(DataError::BadBool { index, word }),
+            TAG_STR | TAG_FLOATS => {
+                let (offset, field) = split_slot(word);
+                let size = if tag == TAG_STR { field } else { field * 4 };
+                let bad = DataError::BadPayload {
+                    index,
+                    offset,
+                    len: size,
+                };
+                if size == 0 {
+                    if offset != 0 {
+                        return Err(bad);
+                    }
+                    continue;
+                }
+                if offset % 4 != 0 || offset < payload_start || offset + size > len {
+                    return Err(bad);
+                }
+                let end = offset + size.next_multiple_of(4);
+                if tag == TAG_STR {
+                    let text = bytes.get(offset..offset + size).ok_or(bad)?;
+                    if core::str::from_utf8(text).is_err() {
+                        return Err(DataError::BadUtf8 { index });
+                    }
+                    check_zero(bytes, offset + size, end)?;
+                }
+                ranges.push((offset, end, index));
+            }
+            _ => {}
+        }
+    }
+
+    // No overlaps; every byte between the entry arrays and the end that no
+    // payload covers (free space and holes) is zero.
+    ranges.sort_unstable();
+    let mut cursor = header_end;
+    let mut previous = None;
+    for &(start, end, index) in &ranges {
+        if let Some((previous_end, other)) = previous {
+            if start < previous_end {
+                return Err(DataError::Overlap { index, other });
+            }
+        }
+        check_zero(bytes, cursor, start)?;
+        cursor = end;
+        previous = Some((end, index));
+    }
+    check_zero(bytes, cursor, len)
+}
+
+/// Errors with the first non-zero byte in `bytes[start..end]`.
+fn check_zero(bytes: &[u8], start: usize, end: usize) -> Result<(), DataError> {
+    let span = bytes.get(start..end).unwrap_or(&[]);
+    match span.iter().position(|&b| b != 0) {
+        Some(at) => Err(DataError::NonZeroUnused {
+            offset: start + at,
+            byte: span[at],
+        }),
+        None => Ok(()),
+    }
+}

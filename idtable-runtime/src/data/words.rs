@@ -1,0 +1,44 @@
+//! Views of the `u32` word buffer as bytes and as floats.
+//!
+//! The buffer is a `Vec<u32>`, so it is 4-aligned wherever the allocator puts it.
+//! Both casts hold for any contents, so they do not depend on the buffer's
+//! invariants. The only other `unsafe` of the data module is the unchecked
+//! UTF-8 read of string entries in `buffer.rs` (`str_of`).
+
+/// The words as bytes (native order; the data module only builds on little-endian
+/// targets, so this is the documented little-endian format).
+pub(crate) fn as_bytes(words: &[u32]) -> &[u8] {
+    // SAFETY: the pointer comes from a live `&[u32]` of `words.len()` elements, so
+    // `words.len() * 4` bytes from it are readable for the borrow's lifetime (the
+    // product cannot overflow: the slice already spans that many bytes). `u8` has
+    // alignment 1, every bit pattern is a valid `u8`, `u32` has no padding bytes,
+    // and the result borrows `words` immutably, so nothing can write meanwhile.
+    unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 4) }
+}
+
+/// The words reinterpreted as `f32`s (bit for bit, as `f32::from_bits` would).
+pub(crate) fn as_f32s(words: &[u32]) -> &[f32] {
+    // SAFETY: `f32` and `u32` have the same size (4) and alignment (4), every bit
+    // pattern is a valid `f32`, the length in elements is unchanged, and the
+    // result keeps the immutable borrow of `words`.
+    unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<f32>(), words.len()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_view_is_little_endian_words() {
+        let words = [0x0403_0201_u32, 0x0807_0605];
+        assert_eq!(as_bytes(&words), &[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(as_bytes(&words[1..]), &[5, 6, 7, 8]);
+        assert!(as_bytes(&[]).is_empty());
+    }
+
+    #[test]
+    fn float_view_matches_from_bits() {
+        let words = [1.5_f32.to_bits(), (-0.25_f32).to_bits()];
+        assert_eq!(as_f32s(&words), &[1.5, -0.25]);
+    }
+}
