@@ -71,7 +71,7 @@ fn empty_buffer(len: usize) -> Vec<u32> {
 /// order, capacity or layout (so, like `f32`, a NaN is not equal to itself).
 ///
 /// ```
-/// use idtable_runtime::data::{DataComponent, DataError, Key, Value};
+/// use idtable::data::{DataComponent, DataError, Key, Value};
 ///
 /// const HEALTH: Key = Key::path(&["stats", "health"]);
 ///
@@ -101,7 +101,7 @@ impl DataComponent {
     /// An empty component; allocates nothing until the first [`set`](Self::set).
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let sheet = DataComponent::new();
     /// assert!(sheet.is_empty());
@@ -116,7 +116,7 @@ impl DataComponent {
     /// multiple of 4, at least 8, at most [`MAX_BYTES`]); 0 allocates nothing.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let sheet = DataComponent::with_capacity(100);
     /// assert_eq!(sheet.capacity(), 100);
@@ -136,13 +136,13 @@ impl DataComponent {
     /// Number of keys.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("a", 1.0_f32)?;
     /// sheet.set("a", 2.0_f32)?;
     /// assert_eq!(sheet.len(), 1);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -156,13 +156,13 @@ impl DataComponent {
     /// Whether there are no keys.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// assert!(sheet.is_empty());
     /// sheet.set("a", true)?;
     /// assert!(!sheet.is_empty());
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -174,13 +174,13 @@ impl DataComponent {
     /// allocation).
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("name", "The One")?;
     /// assert!(sheet.capacity() >= 8 + 9 + 8);
     /// assert_eq!(sheet.capacity(), sheet.as_bytes().len());
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     pub fn capacity(&self) -> usize {
@@ -193,7 +193,7 @@ impl DataComponent {
     /// A component that never allocated gives the 8-byte empty header.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// assert_eq!(DataComponent::new().as_bytes(), &[1, 0, 0, 0, 8, 0, 8, 0]);
     /// ```
@@ -213,7 +213,7 @@ impl DataComponent {
     /// bytes back.
     ///
     /// ```
-    /// use idtable_runtime::data::{DataComponent, DataError};
+    /// use idtable::data::{DataComponent, DataError};
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("name", "The One")?;
@@ -248,13 +248,13 @@ impl DataComponent {
     /// Whether `key` is set.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("a", true)?;
     /// assert!(sheet.contains("a"));
     /// assert!(!sheet.contains("b"));
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -265,13 +265,13 @@ impl DataComponent {
     /// The value of `key`, borrowed from the buffer.
     ///
     /// ```
-    /// use idtable_runtime::data::{DataComponent, Key, Value};
+    /// use idtable::data::{DataComponent, Key, Value};
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set(Key::path(&["pos"]), &[1.0_f32, 2.0])?;
     /// assert_eq!(sheet.get("pos"), Some(Value::Floats(&[1.0, 2.0])));
     /// assert_eq!(sheet.get("nope"), None);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -283,12 +283,12 @@ impl DataComponent {
     /// The value of `key` if it is a bool.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("drunk", true)?;
     /// assert_eq!(sheet.get_bool("drunk"), Some(true));
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -302,13 +302,13 @@ impl DataComponent {
     /// The value of `key` if it is a float.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("mana", 200.0_f32)?;
     /// assert_eq!(sheet.get_f32("mana"), Some(200.0));
     /// assert_eq!(sheet.get_bool("mana"), None);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -322,12 +322,12 @@ impl DataComponent {
     /// The value of `key` if it is a string, borrowed from the buffer.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("name", "The One")?;
     /// assert_eq!(sheet.get_str("name"), Some("The One"));
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -341,12 +341,12 @@ impl DataComponent {
     /// The value of `key` if it is a float array, borrowed from the buffer.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("color", &[0.0_f32, 0.5, 0.5, 0.7])?;
     /// assert_eq!(sheet.get_f32s("color"), Some(&[0.0, 0.5, 0.5, 0.7][..]));
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     #[inline]
@@ -365,7 +365,7 @@ impl DataComponent {
     /// a quarter of it free.
     ///
     /// ```
-    /// use idtable_runtime::data::{DataComponent, DataError, Value};
+    /// use idtable::data::{DataComponent, DataError, Value};
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("x", 1.0_f32)?;
@@ -431,14 +431,14 @@ impl DataComponent {
     /// its place, so iteration order changes.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("name", "The One")?;
     /// assert!(sheet.remove("name"));
     /// assert!(!sheet.remove("name"));
     /// assert!(sheet.is_empty());
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn remove(&mut self, key: impl Into<Key>) -> bool {
         let Some(index) = self.find(key.into()) else {
@@ -471,7 +471,7 @@ impl DataComponent {
     /// Removes every key, keeping the buffer.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("a", true)?;
@@ -479,7 +479,7 @@ impl DataComponent {
     /// sheet.clear();
     /// assert!(sheet.is_empty());
     /// assert_eq!(sheet.capacity(), capacity);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn clear(&mut self) {
         if !self.words.is_empty() {
@@ -494,13 +494,13 @@ impl DataComponent {
     /// need (an empty component releases it), e.g. before saving.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("name", "The One")?; // 8 header + 9 entry, padded, + 8 string
     /// sheet.shrink_to_fit();
     /// assert_eq!(sheet.capacity(), 8 + 12 + 8);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn shrink_to_fit(&mut self) {
         let n = self.len();
@@ -515,14 +515,14 @@ impl DataComponent {
     /// The entries as `(Key, Value)`, in storage order.
     ///
     /// ```
-    /// use idtable_runtime::data::{DataComponent, Key, Value};
+    /// use idtable::data::{DataComponent, Key, Value};
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("a", true)?;
     /// sheet.set("b", 2.0_f32)?;
     /// let all: Vec<(Key, Value)> = sheet.iter().collect();
     /// assert_eq!(all, [(Key::new("a"), Value::Bool(true)), (Key::new("b"), Value::Float(2.0))]);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn iter(&self) -> Iter<'_> {
         Iter {
@@ -846,7 +846,7 @@ impl PartialEq for DataComponent {
     /// Same keys with equal values, in any order and layout.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut a = DataComponent::new();
     /// a.set("x", 1.0_f32)?;
@@ -855,7 +855,7 @@ impl PartialEq for DataComponent {
     /// b.set("y", "why")?;
     /// b.set("x", 1.0_f32)?;
     /// assert_eq!(a, b);
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
@@ -869,14 +869,14 @@ impl fmt::Debug for DataComponent {
     /// Shows the entries as a map from key hashes to values.
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("drunk", true)?;
     /// let shown = format!("{sheet:?}");
     /// assert!(shown.starts_with("DataComponent {Key(0x"), "{shown}");
     /// assert!(shown.ends_with(": Bool(true)}"), "{shown}");
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("DataComponent ")?;
@@ -888,7 +888,7 @@ impl fmt::Debug for DataComponent {
 /// [`DataComponent::iter`].
 ///
 /// ```
-/// use idtable_runtime::data::DataComponent;
+/// use idtable::data::DataComponent;
 ///
 /// let mut sheet = DataComponent::new();
 /// sheet.set("a", 1.0_f32)?;
@@ -896,7 +896,7 @@ impl fmt::Debug for DataComponent {
 /// let total: f32 = sheet.iter().filter_map(|(_, v)| v.as_f32()).sum();
 /// assert_eq!(total, 3.0);
 /// assert_eq!(sheet.iter().len(), 2);
-/// # Ok::<(), idtable_runtime::data::DataError>(())
+/// # Ok::<(), idtable::data::DataError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Iter<'a> {
@@ -937,14 +937,14 @@ impl<'a> IntoIterator for &'a DataComponent {
     /// Same as [`DataComponent::iter`].
     ///
     /// ```
-    /// use idtable_runtime::data::DataComponent;
+    /// use idtable::data::DataComponent;
     ///
     /// let mut sheet = DataComponent::new();
     /// sheet.set("a", true)?;
     /// for (key, value) in &sheet {
     ///     println!("{key:?} = {value:?}");
     /// }
-    /// # Ok::<(), idtable_runtime::data::DataError>(())
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     fn into_iter(self) -> Iter<'a> {
         self.iter()

@@ -11,7 +11,7 @@ use super::{Key, MAX_BYTES};
 /// wrong in the bytes. Offsets are byte offsets into the loaded slice.
 ///
 /// ```
-/// use idtable_runtime::data::{DataComponent, DataError};
+/// use idtable::data::{DataComponent, DataError};
 ///
 /// let err = DataComponent::from_bytes(&[1, 0, 0]).unwrap_err();
 /// assert_eq!(err, DataError::Truncated { len: 3 });
@@ -111,7 +111,7 @@ pub enum DataError {
 
 impl fmt::Display for DataError {
     /// ```
-    /// use idtable_runtime::data::{DataError, Key};
+    /// use idtable::data::{DataError, Key};
     ///
     /// let err = DataError::TooLarge { key: Key::from_hash(7), needed: 70_000 };
     /// assert_eq!(

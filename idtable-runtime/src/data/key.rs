@@ -41,7 +41,7 @@ const fn combine(parent: u32, segment: u32) -> u32 {
 /// run time. The original strings are not kept; `Debug` shows the hash.
 ///
 /// ```
-/// use idtable_runtime::data::Key;
+/// use idtable::data::Key;
 ///
 /// const HEALTH: Key = Key::path(&["stats", "health"]);
 /// assert_eq!(HEALTH, Key::new("stats").join("health"));
@@ -57,7 +57,7 @@ impl Key {
     /// The key of a one-segment path.
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// const NAME: Key = Key::new("name");
     /// assert_eq!(NAME, Key::path(&["name"]));
@@ -71,7 +71,7 @@ impl Key {
     /// The key of this path with one more segment appended.
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// const EFFECTS: Key = Key::new("status_effects");
     /// const DRUNK: Key = EFFECTS.join("drunk");
@@ -88,7 +88,7 @@ impl Key {
     /// `Key::path(&[])` is a key of its own (hash `0x811c9dc5`).
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// const MANA: Key = Key::path(&["stats", "mana"]);
     /// assert_eq!(MANA, Key::new("stats").join("mana"));
@@ -109,7 +109,7 @@ impl Key {
     /// computed by a tool that implements the documented hash.
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// let key = Key::path(&["stats", "health"]);
     /// assert_eq!(Key::from_hash(key.to_hash()), key);
@@ -122,7 +122,7 @@ impl Key {
     /// The 32-bit hash this key stands for (what the buffer stores).
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// assert_eq!(Key::path(&[]).to_hash(), 0x811c_9dc5);
     /// ```
@@ -136,7 +136,7 @@ impl From<&str> for Key {
     /// A one-segment key, like [`Key::new`].
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// let key: Key = "name".into();
     /// assert_eq!(key, Key::new("name"));
@@ -150,7 +150,7 @@ impl From<&String> for Key {
     /// A one-segment key, like [`Key::new`].
     ///
     /// ```
-    /// use idtable_runtime::data::Key;
+    /// use idtable::data::Key;
     ///
     /// let name = String::from("name");
     /// assert_eq!(Key::from(&name), Key::new("name"));

@@ -7,7 +7,7 @@
 //! with `memcpy`, and its bytes ([`DataComponent::as_bytes`]) are its saved form.
 //!
 //! ```
-//! use idtable_runtime::data::{DataComponent, DataError, Key, Value};
+//! use idtable::data::{DataComponent, DataError, Key, Value};
 //!
 //! const HEALTH: Key = Key::path(&["stats", "health"]);
 //!
@@ -122,7 +122,7 @@ pub use value::Value;
 /// and offset fields, rounded down to whole words).
 ///
 /// ```
-/// use idtable_runtime::data::{DataComponent, DataError, MAX_BYTES};
+/// use idtable::data::{DataComponent, DataError, MAX_BYTES};
 ///
 /// let mut sheet = DataComponent::new();
 /// let floats = vec![0.0_f32; MAX_BYTES / 4];

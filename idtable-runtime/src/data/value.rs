@@ -7,7 +7,7 @@
 /// `f32`, `&str`, `&String`, `&[f32]`, `&[f32; N]` and `&Vec<f32>`.
 ///
 /// ```
-/// use idtable_runtime::data::Value;
+/// use idtable::data::Value;
 ///
 /// assert_eq!(Value::from(true), Value::Bool(true));
 /// assert_eq!(Value::from(1.5_f32), Value::Float(1.5));
@@ -30,7 +30,7 @@ impl<'a> Value<'a> {
     /// The boolean, if this is a `Bool`.
     ///
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     ///
     /// assert_eq!(Value::Bool(true).as_bool(), Some(true));
     /// assert_eq!(Value::Float(1.0).as_bool(), None);
@@ -46,7 +46,7 @@ impl<'a> Value<'a> {
     /// The float, if this is a `Float`.
     ///
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     ///
     /// assert_eq!(Value::Float(2.5).as_f32(), Some(2.5));
     /// assert_eq!(Value::Bool(true).as_f32(), None);
@@ -62,7 +62,7 @@ impl<'a> Value<'a> {
     /// The string, if this is a `Str`.
     ///
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     ///
     /// assert_eq!(Value::Str("x").as_str(), Some("x"));
     /// assert_eq!(Value::Floats(&[]).as_str(), None);
@@ -78,7 +78,7 @@ impl<'a> Value<'a> {
     /// The float array, if this is `Floats`.
     ///
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     ///
     /// assert_eq!(Value::Floats(&[1.0]).as_f32s(), Some(&[1.0_f32][..]));
     /// assert_eq!(Value::Str("").as_f32s(), None);
@@ -94,7 +94,7 @@ impl<'a> Value<'a> {
 
 impl From<bool> for Value<'_> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// assert_eq!(Value::from(false), Value::Bool(false));
     /// ```
     fn from(b: bool) -> Self {
@@ -104,7 +104,7 @@ impl From<bool> for Value<'_> {
 
 impl From<f32> for Value<'_> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// assert_eq!(Value::from(0.5_f32), Value::Float(0.5));
     /// ```
     fn from(x: f32) -> Self {
@@ -114,7 +114,7 @@ impl From<f32> for Value<'_> {
 
 impl<'a> From<&'a str> for Value<'a> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// assert_eq!(Value::from("The One"), Value::Str("The One"));
     /// ```
     fn from(s: &'a str) -> Self {
@@ -124,7 +124,7 @@ impl<'a> From<&'a str> for Value<'a> {
 
 impl<'a> From<&'a String> for Value<'a> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// let s = String::from("The One");
     /// assert_eq!(Value::from(&s), Value::Str("The One"));
     /// ```
@@ -135,7 +135,7 @@ impl<'a> From<&'a String> for Value<'a> {
 
 impl<'a> From<&'a [f32]> for Value<'a> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// let xs = [0.0_f32, 0.5];
     /// assert_eq!(Value::from(&xs[..]), Value::Floats(&[0.0, 0.5]));
     /// ```
@@ -146,7 +146,7 @@ impl<'a> From<&'a [f32]> for Value<'a> {
 
 impl<'a, const N: usize> From<&'a [f32; N]> for Value<'a> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// assert_eq!(Value::from(&[0.0_f32, 0.5]), Value::Floats(&[0.0, 0.5]));
     /// ```
     fn from(xs: &'a [f32; N]) -> Self {
@@ -156,7 +156,7 @@ impl<'a, const N: usize> From<&'a [f32; N]> for Value<'a> {
 
 impl<'a> From<&'a Vec<f32>> for Value<'a> {
     /// ```
-    /// use idtable_runtime::data::Value;
+    /// use idtable::data::Value;
     /// let xs = vec![0.0_f32, 0.5];
     /// assert_eq!(Value::from(&xs), Value::Floats(&[0.0, 0.5]));
     /// ```
