@@ -807,7 +807,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// # Panics
     ///
     /// If `index >= len`.
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> C::Values {
         let len = self.len;

@@ -247,7 +247,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live.
-    #[inline]
+    // Always inlined: a caller that drops the returned value then skips
+    // loading the removed row from every column.
+    #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<T> {
         let moved = self.table.remove(id)?;
         Some(T::from_values(self.columns.swap_remove(moved.index)))

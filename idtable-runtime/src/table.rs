@@ -411,7 +411,7 @@ impl<I: Id> IdTable<I> {
     /// Removes `id` if it is live. Returns how the dense order changed: the
     /// caller moves its last column element into [`SwapRemove::index`]
     /// (`Vec::swap_remove` does exactly that).
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
         let dense = self.dense_index(id)?;
         let last = self.ids.len() - 1;
