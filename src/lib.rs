@@ -76,6 +76,8 @@
 //! Everything here is re-exported from `idtable-runtime` (ids, [`IdTable`],
 //! [`columns`], [`SoaStorage`], [`data`]) and `idtable-derive`.
 
+#![no_std]
+
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
 

@@ -10,10 +10,17 @@
 //! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer.
 //!
 //! Users depend on the `idtable` facade crate, which re-exports this crate.
+//!
+//! The crate is `#![no_std]` and needs only `alloc`; the default `std`
+//! feature links `std` and changes nothing else today (errors implement
+//! `core::error::Error` either way).
 
+#![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 
 extern crate alloc;
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
 
 pub mod columns;
 pub mod data;

@@ -1,5 +1,7 @@
 //! [`DataComponent`]: the buffer, its layout helpers and its operations.
 
+use alloc::vec;
+use alloc::vec::Vec;
 use core::fmt;
 
 use super::load::validate;

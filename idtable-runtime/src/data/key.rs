@@ -1,5 +1,6 @@
 //! Hashed, flattened keys: [`Key`] and the hash function behind it.
 
+use alloc::string::String;
 use core::fmt;
 
 /// The FNV-1a 32-bit offset basis; also the hash of the empty path.

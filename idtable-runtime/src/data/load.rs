@@ -7,6 +7,7 @@ use super::buffer::{
 };
 use super::words::as_bytes;
 use super::{DataError, Key};
+use alloc::vec::Vec;
 
 /// Checks that `words` (at least the fixed header, at most the size limit) is a
 /// buffer in the documented format. Whatever passes can be read and edited

@@ -1,5 +1,8 @@
 //! [`Value`]: what a key holds, borrowed from the buffer.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 /// A value stored in a [`DataComponent`](super::DataComponent).
 ///
 /// Reads borrow from the component's buffer (zero-copy): `Str` and `Floats` point

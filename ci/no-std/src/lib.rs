@@ -1,0 +1,50 @@
+//! Uses every part of idtable from a `#![no_std]` crate.
+
+#![no_std]
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+use idtable::data::{DataComponent, Key};
+use idtable::{IdTable, Id24_8, SoaAllocator};
+
+/// A derived allocator in a `no_std` crate.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(id = idtable::Id24_8, min_free = 8)]
+pub struct Body {
+    pub pos: [f32; 2],
+    pub vel: [f32; 2],
+    pub sheet: DataComponent,
+}
+
+/// Steps every body and returns the number of live bodies.
+pub fn step(bodies: &mut BodyAllocator, dt: f32) -> usize {
+    let cols = bodies.columns_mut();
+    for (p, v) in cols.pos.as_flattened_mut().iter_mut().zip(cols.vel.as_flattened()) {
+        *p += v * dt;
+    }
+    bodies.retain(|_, body| body.pos[1] > -100.0);
+    bodies.len()
+}
+
+/// Exercises the derive, the id table and the DataComponent.
+pub fn exercise() -> Option<usize> {
+    const HEALTH: Key = Key::path(&["stats", "health"]);
+    let mut sheet = DataComponent::new();
+    sheet.set(HEALTH, 100.0_f32).ok()?;
+    let mut bodies = BodyAllocator::new();
+    let ids: Vec<BodyId> = (0..4)
+        .map(|i| {
+            bodies.insert(Body {
+                pos: [i as f32, 0.0],
+                vel: [0.0, -1.0],
+                sheet: sheet.clone(),
+            })
+        })
+        .collect();
+    bodies.remove(ids[1])?;
+    let mut table = IdTable::<Id24_8>::new();
+    let (id, _) = table.insert();
+    let saved = DataComponent::from_bytes(bodies.get(ids[0])?.sheet.as_bytes()).ok()?;
+    Some(step(&mut bodies, 0.5) + usize::from(table.contains(id)) + saved.len())
+}
