@@ -1,6 +1,7 @@
 //! Uses every part of idtable from a `#![no_std]` crate.
 
 #![no_std]
+#![deny(missing_docs)]
 
 extern crate alloc;
 
@@ -12,8 +13,11 @@ use idtable::{IdTable, Id24_8, SoaAllocator};
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 #[soa(id = idtable::Id24_8, min_free = 8)]
 pub struct Body {
+    /// Position.
     pub pos: [f32; 2],
+    /// Velocity.
     pub vel: [f32; 2],
+    /// Per-body data.
     pub sheet: DataComponent,
 }
 
