@@ -77,6 +77,7 @@
 //! [`columns`], [`SoaStorage`], [`data`]) and `idtable-derive`.
 
 #![no_std]
+#![deny(missing_docs)]
 
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;

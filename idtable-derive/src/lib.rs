@@ -9,6 +9,8 @@
 //! Errors are collected, not returned at the first one, so the user fixes
 //! them in one pass.
 
+#![deny(missing_docs)]
+
 mod ast;
 mod attr;
 mod expand;
