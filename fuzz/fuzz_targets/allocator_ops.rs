@@ -1,0 +1,514 @@
+//! Random operation sequences on derived allocators, compared with a model:
+//! a `HashMap` from id bits to value, the dense order as a `Vec`, and a
+//! reference FIFO slot allocator (with `min_free` and the exhaustion policy)
+//! that predicts every id issued. Ids are picked live, stale, or forged from
+//! raw bits. After every operation the allocator passes `check_invariants()`
+//! and holds exactly the model; under `retire` no id is ever issued twice.
+//!
+//! The first input byte picks one of several configurations, chosen so that
+//! retirement, wrapping and a full table happen within a few operations.
+
+#![no_main]
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use arbitrary::{Arbitrary, Unstructured};
+use idtable::{IdBits, SoaAllocator};
+use libfuzzer_sys::fuzz_target;
+
+/// The model's copy of one record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Val {
+    key: u64,
+    label: String,
+    small: u8,
+}
+
+fn val(key: u64) -> Val {
+    Val {
+        key,
+        label: format!("v{key}"),
+        small: key as u8,
+    }
+}
+
+/// How an operation names an id.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Sel {
+    /// The live id at dense index `n % len`.
+    Live(u16),
+    /// The `n`-th most recently removed id.
+    Dead(u16),
+    /// Any bit pattern (truncated to the id's width).
+    Forged(u64),
+    /// A live or dead id with its generation bumped by `delta`.
+    Near(u16, u8),
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+enum Op {
+    Insert(u64),
+    TryInsert(u64),
+    InsertWithId(u64),
+    Extend(Vec<u64>),
+    Remove(Sel),
+    Get(Sel),
+    SetKey(Sel, u64),
+    SetPair(Sel, Sel, u64),
+    Retain(u8, u8),
+    SortByKey,
+    SortByDesc,
+    XorColumns(u64),
+    Clear,
+    DrainTake(u8),
+    IntoIterTake(u8),
+    CloneSwap,
+    ShrinkToFit,
+    Reserve(u8),
+    Iterate,
+}
+
+/// The reference allocator: dense order, values, and the FIFO slot model.
+struct Model {
+    dense: Vec<u64>,
+    values: HashMap<u64, Val>,
+    /// Last generation issued per slot.
+    slots: Vec<u64>,
+    free: VecDeque<usize>,
+    issued: HashSet<u64>,
+    dead: Vec<u64>,
+    index_bits: u32,
+    width: u32,
+    max_index: usize,
+    max_generation: u64,
+    min_free: usize,
+    wrap: bool,
+}
+
+impl Model {
+    fn new(index_bits: u32, width: u32, min_free: usize, wrap: bool) -> Model {
+        let gen_bits = width - index_bits;
+        Model {
+            dense: Vec::new(),
+            values: HashMap::new(),
+            slots: Vec::new(),
+            free: VecDeque::new(),
+            issued: HashSet::new(),
+            dead: Vec::new(),
+            index_bits,
+            width,
+            max_index: (1usize << index_bits) - 2,
+            max_generation: if gen_bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << gen_bits) - 1
+            },
+            min_free,
+            wrap,
+        }
+    }
+
+    fn index_of(&self, bits: u64) -> usize {
+        (bits & ((1u64 << self.index_bits) - 1)) as usize
+    }
+
+    /// The id the next insert issues and whether it reuses a queued slot.
+    fn next_id(&self) -> Option<(u64, bool)> {
+        let waiting = self.free.len();
+        let fresh_left = self.slots.len() <= self.max_index;
+        if waiting > 0 && (waiting >= self.min_free || !fresh_left) {
+            let s = self.free[0];
+            let last = self.slots[s];
+            let generation = if last >= self.max_generation {
+                1
+            } else {
+                last + 1
+            };
+            Some((generation << self.index_bits | s as u64, true))
+        } else if fresh_left {
+            Some((1 << self.index_bits | self.slots.len() as u64, false))
+        } else {
+            None
+        }
+    }
+
+    fn insert(&mut self, issued: u64, v: Val) {
+        let (bits, reuse) = self.next_id().expect("model: the table is full");
+        assert_eq!(
+            issued, bits,
+            "issued {issued:#x}, the FIFO model predicts {bits:#x}"
+        );
+        let index = self.index_of(bits);
+        if reuse {
+            self.free.pop_front();
+            self.slots[index] = bits >> self.index_bits;
+        } else {
+            self.slots.push(1);
+        }
+        let fresh = self.issued.insert(bits);
+        assert!(fresh || self.wrap, "retire issued {bits:#x} twice");
+        self.dense.push(bits);
+        self.values.insert(bits, v);
+    }
+
+    fn release(&mut self, bits: u64) {
+        let generation = bits >> self.index_bits;
+        if !(generation >= self.max_generation && !self.wrap) {
+            let index = self.index_of(bits);
+            self.free.push_back(index);
+        }
+        self.values.remove(&bits);
+        self.dead.push(bits);
+    }
+
+    fn remove(&mut self, bits: u64) -> Option<Val> {
+        let d = self.dense.iter().position(|&b| b == bits)?;
+        let v = self.values.get(&bits).cloned();
+        self.dense.swap_remove(d);
+        self.release(bits);
+        v
+    }
+
+    fn pop(&mut self) -> Option<(u64, Val)> {
+        let bits = *self.dense.last()?;
+        let v = self.remove(bits)?;
+        Some((bits, v))
+    }
+
+    fn clear(&mut self) {
+        for bits in std::mem::take(&mut self.dense) {
+            self.release(bits);
+        }
+    }
+
+    fn mask(&self) -> u64 {
+        if self.width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        }
+    }
+
+    fn resolve(&self, sel: Sel) -> u64 {
+        match sel {
+            Sel::Live(n) if !self.dense.is_empty() => self.dense[usize::from(n) % self.dense.len()],
+            Sel::Dead(n) if !self.dead.is_empty() => {
+                self.dead[self.dead.len() - 1 - usize::from(n) % self.dead.len()]
+            }
+            Sel::Near(n, delta) => {
+                let base = self.resolve(if n % 2 == 0 {
+                    Sel::Live(n / 2)
+                } else {
+                    Sel::Dead(n / 2)
+                });
+                base.wrapping_add(u64::from(delta) << self.index_bits) & self.mask()
+            }
+            Sel::Forged(bits) => bits & self.mask(),
+            _ => 1 << self.index_bits, // slot 0, generation 1
+        }
+    }
+
+    /// How many of `want` inserts succeed from here.
+    fn room(&self, want: usize) -> usize {
+        let mut free = self.free.clone();
+        let mut slots = self.slots.len();
+        let mut n = 0;
+        while n < want {
+            let waiting = free.len();
+            let fresh_left = slots <= self.max_index;
+            if waiting > 0 && (waiting >= self.min_free || !fresh_left) {
+                free.pop_front();
+            } else if fresh_left {
+                slots += 1;
+            } else {
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+}
+
+macro_rules! configuration {
+    ($module:ident, $($soa:tt)*) => {
+        mod $module {
+            use super::*;
+
+            #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+            #[soa($($soa)*)]
+            pub struct Rec {
+                pub key: u64,
+                pub label: String,
+                pub unit: (),
+                pub small: u8,
+            }
+
+            impl From<Val> for Rec {
+                fn from(v: Val) -> Rec {
+                    Rec { key: v.key, label: v.label, unit: (), small: v.small }
+                }
+            }
+
+            impl From<Rec> for Val {
+                fn from(r: Rec) -> Val {
+                    Val { key: r.key, label: r.label, small: r.small }
+                }
+            }
+
+            fn bits(id: RecId) -> u64 {
+                id.to_bits().to_u64()
+            }
+
+            fn forge(bits: u64) -> Option<RecId> {
+                RecId::from_bits(IdBits::from_u64_truncating(bits))
+            }
+
+            fn check(a: &RecAllocator, m: &Model) {
+                a.check_invariants();
+                assert_eq!(a.len(), m.dense.len(), "len");
+                let ids: Vec<u64> = a.ids().iter().map(|&id| bits(id)).collect();
+                assert_eq!(ids, m.dense, "dense order");
+                let cols = a.columns();
+                assert_eq!(cols.key.len(), a.len());
+                assert_eq!(cols.label.len(), a.len());
+                assert_eq!(cols.unit.len(), a.len());
+                for (d, &b) in m.dense.iter().enumerate() {
+                    let want = &m.values[&b];
+                    assert_eq!((cols.key[d], &cols.label[d], cols.small[d]), (want.key, &want.label, want.small));
+                }
+            }
+
+            /// `bits` resolves exactly as the model says, through every lookup.
+            fn check_id(a: &mut RecAllocator, m: &Model, bits: u64) {
+                let Some(id) = forge(bits) else {
+                    assert_eq!(bits >> m.index_bits, 0, "from_bits rejected a non-zero generation");
+                    return;
+                };
+                let want = m.values.get(&bits);
+                assert_eq!(a.contains(id), want.is_some(), "contains({id:?})");
+                assert_eq!(a.get(id).map(|r| Val::from(r.to_owned())).as_ref(), want, "get({id:?})");
+                assert_eq!(a.get_mut(id).is_some(), want.is_some(), "get_mut({id:?})");
+                let dense = m.dense.iter().position(|&b| b == bits);
+                assert_eq!(a.dense_index(id), dense, "dense_index({id:?})");
+            }
+
+            fn insert_value(a: &mut RecAllocator, m: &mut Model, key: u64, try_it: bool) {
+                let v = val(key);
+                match m.next_id() {
+                    Some(_) => {
+                        let id = if try_it {
+                            a.try_insert(v.clone().into()).expect("model says there is room")
+                        } else {
+                            a.insert(v.clone().into())
+                        };
+                        m.insert(bits(id), v);
+                    }
+                    None => {
+                        let err = a.try_insert(v.clone().into()).expect_err("model says full");
+                        assert!(err.to_string().contains("id table full"), "{err}");
+                        assert_eq!(Val::from(err.into_inner()), v, "the value comes back");
+                    }
+                }
+            }
+
+            pub fn run(ops: &[Op], index_bits: u32, width: u32, min_free: usize, wrap: bool) {
+                let mut a = RecAllocator::new();
+                let mut m = Model::new(index_bits, width, min_free, wrap);
+                for op in ops {
+                    match op {
+                        Op::Insert(k) => insert_value(&mut a, &mut m, *k, false),
+                        Op::TryInsert(k) => insert_value(&mut a, &mut m, *k, true),
+                        Op::InsertWithId(k) => {
+                            if m.next_id().is_some() {
+                                let mut offered = None;
+                                let id = a.insert_with_id(|id| {
+                                    offered = Some(id);
+                                    Rec::from(val(*k ^ bits(id)))
+                                });
+                                assert_eq!(offered, Some(id), "insert_with_id offers the id it issues");
+                                m.insert(bits(id), val(*k ^ bits(id)));
+                            }
+                        }
+                        Op::Extend(keys) => {
+                            let n = m.room(keys.len());
+                            let vs: Vec<Val> = keys[..n].iter().map(|&k| val(k)).collect();
+                            a.extend(vs.iter().cloned().map(Rec::from));
+                            let issued: Vec<u64> = a.ids()[a.len() - n..].iter().map(|&id| bits(id)).collect();
+                            for (b, v) in issued.into_iter().zip(vs) {
+                                m.insert(b, v);
+                            }
+                        }
+                        Op::Remove(sel) => {
+                            let b = m.resolve(*sel);
+                            let got = forge(b).and_then(|id| a.remove(id)).map(Val::from);
+                            let want = if forge(b).is_some() { m.remove(b) } else { None };
+                            assert_eq!(got, want, "remove({b:#x})");
+                        }
+                        Op::Get(sel) => {
+                            let b = m.resolve(*sel);
+                            check_id(&mut a, &m, b);
+                        }
+                        Op::SetKey(sel, k) => {
+                            let b = m.resolve(*sel);
+                            if let Some(r) = forge(b).and_then(|id| a.get_mut(id)) {
+                                *r.key = *k;
+                                *r.small = *k as u8;
+                                let v = m.values.get_mut(&b).expect("get_mut resolved a dead id");
+                                v.key = *k;
+                                v.small = *k as u8;
+                            } else {
+                                assert!(!m.values.contains_key(&b));
+                            }
+                        }
+                        Op::SetPair(x, y, k) => {
+                            let (bx, by) = (m.resolve(*x), m.resolve(*y));
+                            let ok = bx != by && m.values.contains_key(&bx) && m.values.contains_key(&by);
+                            match (forge(bx), forge(by)) {
+                                (Some(ix), Some(iy)) => match a.get_disjoint_mut([ix, iy]) {
+                                    Some([rx, ry]) => {
+                                        assert!(ok, "get_disjoint_mut resolved {bx:#x}, {by:#x}");
+                                        *rx.key = *k;
+                                        *ry.key = k.wrapping_add(1);
+                                        m.values.get_mut(&bx).unwrap().key = *k;
+                                        m.values.get_mut(&by).unwrap().key = k.wrapping_add(1);
+                                    }
+                                    None => assert!(!ok, "get_disjoint_mut refused {bx:#x}, {by:#x}"),
+                                },
+                                _ => assert!(!ok),
+                            }
+                        }
+                        Op::Retain(md, r) => {
+                            let md = u64::from(*md).max(1);
+                            let r = u64::from(*r) % md;
+                            let mut removed = Vec::new();
+                            a.retain(|id, row| {
+                                let keep = *row.key % md != r;
+                                if keep {
+                                    *row.key = row.key.wrapping_add(1);
+                                } else {
+                                    removed.push(bits(id));
+                                }
+                                keep
+                            });
+                            // Model: visit dense order, swap-remove like the allocator.
+                            let mut d = 0;
+                            let mut expect_removed = Vec::new();
+                            while d < m.dense.len() {
+                                let b = m.dense[d];
+                                let v = m.values.get_mut(&b).unwrap();
+                                if v.key % md != r {
+                                    v.key = v.key.wrapping_add(1);
+                                    d += 1;
+                                } else {
+                                    m.dense.swap_remove(d);
+                                    m.release(b);
+                                    expect_removed.push(b);
+                                }
+                            }
+                            assert_eq!(removed, expect_removed, "retain removal order");
+                        }
+                        Op::SortByKey => {
+                            a.sort_by_key(|r| (*r.key, r.label.clone()));
+                            let values = &m.values;
+                            m.dense.sort_by_key(|b| (values[b].key, values[b].label.clone()));
+                        }
+                        Op::SortByDesc => {
+                            a.sort_by(|x, y| y.small.cmp(x.small));
+                            let values = &m.values;
+                            m.dense.sort_by(|p, q| values[q].small.cmp(&values[p].small));
+                        }
+                        Op::XorColumns(x) => {
+                            let cols = a.columns_mut();
+                            for k in cols.key.iter_mut() {
+                                *k ^= x;
+                            }
+                            for b in &m.dense {
+                                m.values.get_mut(b).unwrap().key ^= x;
+                            }
+                        }
+                        Op::Clear => {
+                            a.clear();
+                            m.clear();
+                        }
+                        Op::DrainTake(n) => {
+                            let mut drain = a.drain();
+                            assert_eq!(drain.len(), m.dense.len());
+                            for _ in 0..*n {
+                                let got = drain.next().map(|(id, r)| (bits(id), Val::from(r)));
+                                assert_eq!(got, m.pop(), "drain order");
+                            }
+                            drop(drain);
+                            m.clear();
+                        }
+                        Op::IntoIterTake(n) => {
+                            // Consume a clone; the original must be untouched.
+                            let mut it = a.clone().into_iter();
+                            assert_eq!(it.len(), m.dense.len());
+                            for k in 0..usize::from(*n).min(m.dense.len()) {
+                                let (id, r) = it.next().unwrap();
+                                let b = m.dense[m.dense.len() - 1 - k];
+                                assert_eq!((bits(id), Val::from(r)), (b, m.values[&b].clone()));
+                            }
+                        }
+                        Op::CloneSwap => {
+                            let c = a.clone();
+                            check(&c, &m);
+                            a = c;
+                        }
+                        Op::ShrinkToFit => a.shrink_to_fit(),
+                        Op::Reserve(n) => {
+                            a.reserve(usize::from(*n));
+                            assert!(a.capacity() >= a.len() + usize::from(*n));
+                        }
+                        Op::Iterate => {
+                            let it = a.iter();
+                            assert_eq!(it.len(), m.dense.len());
+                            for ((id, r), &b) in it.zip(&m.dense) {
+                                assert_eq!(bits(id), b);
+                                assert_eq!(Val::from(r.to_owned()), m.values[&b]);
+                            }
+                        }
+                    }
+                    check(&a, &m);
+                    // A few ids of each kind resolve exactly as the model says.
+                    for sel in [Sel::Live(7), Sel::Dead(0), Sel::Dead(3), Sel::Near(1, 1)] {
+                        let b = m.resolve(sel);
+                        check_id(&mut a, &m, b);
+                    }
+                }
+                for b in m.dead.clone() {
+                    check_id(&mut a, &m, b);
+                }
+                // Every value is dropped exactly once here (the `String`s are
+                // checked by the address sanitizer).
+                drop(a);
+            }
+        }
+    };
+}
+
+configuration!(default_layout,);
+configuration!(three_generations_wrap, id = idtable::Id32<30>, min_free = 2, on_exhausted = wrap);
+configuration!(seven_generations_retire, id = idtable::Id32<29>);
+configuration!(three_indices, id = idtable::Id32<2>, min_free = 100);
+configuration!(seven_indices_min_free, id = idtable::Id64<3>, min_free = 2);
+configuration!(id24_8_min_free, id = idtable::Id24_8, min_free = 3);
+configuration!(one_generation, id = idtable::Id32<31>, min_free = 1);
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(ops) = Vec::<Op>::arbitrary_take_rest(Unstructured::new(rest)) else {
+        return;
+    };
+    match which % 7 {
+        0 => default_layout::run(&ops, 32, 64, 0, false),
+        1 => three_generations_wrap::run(&ops, 30, 32, 2, true),
+        2 => seven_generations_retire::run(&ops, 29, 32, 0, false),
+        3 => three_indices::run(&ops, 2, 32, 100, false),
+        4 => seven_indices_min_free::run(&ops, 3, 64, 2, false),
+        5 => id24_8_min_free::run(&ops, 24, 32, 3, false),
+        _ => one_generation::run(&ops, 31, 32, 1, false),
+    }
+});
