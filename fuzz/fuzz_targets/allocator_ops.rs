@@ -16,6 +16,12 @@ use arbitrary::{Arbitrary, Unstructured};
 use idtable::{IdBits, SoaAllocator};
 use libfuzzer_sys::fuzz_target;
 
+/// An over-aligned column value: its column's offset in the shared buffer
+/// needs padding, and moves when the buffer grows.
+#[repr(align(32))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aligned(u8);
+
 /// The model's copy of one record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Val {
@@ -240,17 +246,19 @@ macro_rules! configuration {
                 pub key: u64,
                 pub label: String,
                 pub unit: (),
+                pub aligned: Aligned,
                 pub small: u8,
             }
 
             impl From<Val> for Rec {
                 fn from(v: Val) -> Rec {
-                    Rec { key: v.key, label: v.label, unit: (), small: v.small }
+                    Rec { key: v.key, label: v.label, unit: (), aligned: Aligned(v.small), small: v.small }
                 }
             }
 
             impl From<Rec> for Val {
                 fn from(r: Rec) -> Val {
+                    assert_eq!(r.aligned, Aligned(r.small), "fields of one row disagree");
                     Val { key: r.key, label: r.label, small: r.small }
                 }
             }
@@ -269,12 +277,14 @@ macro_rules! configuration {
                 let ids: Vec<u64> = a.ids().iter().map(|&id| bits(id)).collect();
                 assert_eq!(ids, m.dense, "dense order");
                 let cols = a.columns();
+                assert_eq!(cols.aligned.as_ptr() as usize % 32, 0, "over-aligned column misaligned");
                 assert_eq!(cols.key.len(), a.len());
                 assert_eq!(cols.label.len(), a.len());
                 assert_eq!(cols.unit.len(), a.len());
                 for (d, &b) in m.dense.iter().enumerate() {
                     let want = &m.values[&b];
                     assert_eq!((cols.key[d], &cols.label[d], cols.small[d]), (want.key, &want.label, want.small));
+                    assert_eq!(cols.aligned[d], Aligned(want.small), "row {d}");
                 }
             }
 
@@ -353,6 +363,7 @@ macro_rules! configuration {
                             if let Some(r) = forge(b).and_then(|id| a.get_mut(id)) {
                                 *r.key = *k;
                                 *r.small = *k as u8;
+                                *r.aligned = Aligned(*k as u8);
                                 let v = m.values.get_mut(&b).expect("get_mut resolved a dead id");
                                 v.key = *k;
                                 v.small = *k as u8;
