@@ -71,6 +71,13 @@
 //! queued, so under steady churn a slot is reissued at most once every `n`
 //! frees: 32-bit layouts with a large `min_free` last much longer.
 //!
+//! # Guarantees
+//!
+//! See [`guarantees`]: every id resolves to its own object or to nothing,
+//! never to another; a worn-out slot retires (or wraps, if asked); a full
+//! table gives the value back; `DataComponent::from_bytes` never panics on
+//! hostile bytes; a panic in user code leaves the allocator consistent.
+//!
 //! # Crates
 //!
 //! Everything here is re-exported from `idtable-runtime` (ids, [`IdTable`],
@@ -81,6 +88,11 @@
 
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
+
+/// What idtable promises — ids, exhaustion, full tables, hostile bytes, panic
+/// safety, `unsafe` — and the test behind each promise.
+#[doc = include_str!("../GUARANTEES.md")]
+pub mod guarantees {}
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

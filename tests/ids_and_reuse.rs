@@ -883,3 +883,31 @@ fn full_id16_16_table_insert_panic_leaves_the_allocator_intact() {
     a.check_invariants();
     assert_eq!(*a.get(ids[65_534]).unwrap().v, 65_534);
 }
+
+mod instance_identity {
+    use idtable::SoaAllocator;
+
+    #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+    #[soa(id = idtable::Id24_8)]
+    struct Short {
+        key: u64,
+    }
+
+    /// Documented in GUARANTEES.md: ids carry no allocator-instance identity.
+    /// An id of one allocator type does not compile with another type
+    /// (tests/ui/id-of-other-allocator.rs), but two allocators of the same
+    /// type issue the same bits, so an id used with the wrong instance of its
+    /// type resolves to that instance's object with those bits.
+    #[test]
+    fn ids_carry_no_instance_identity_within_one_type() {
+        let mut a = ShortAllocator::new();
+        let mut b = ShortAllocator::new();
+        let from_a = a.insert(Short { key: 1 });
+        let from_b = b.insert(Short { key: 2 });
+        assert_eq!(from_a, from_b);
+        assert_eq!(b.get(from_a).map(|r| *r.key), Some(2));
+        // Once the instances diverge, a foreign id is only ever stale there.
+        b.remove(from_b);
+        assert!(b.get(from_a).is_none());
+    }
+}
