@@ -20,6 +20,10 @@ case "$seconds" in
         ;;
 esac
 
+if ! command -v rustup >/dev/null 2>&1; then
+    echo "fuzzing SKIPPED: rustup is not installed, so no nightly toolchain can be selected (cargo-fuzz needs one)."
+    exit 0
+fi
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     echo "fuzzing SKIPPED: no nightly toolchain (cargo-fuzz needs one: 'rustup toolchain install nightly')."
     exit 0
