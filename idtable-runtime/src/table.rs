@@ -151,8 +151,10 @@ impl core::error::Error for TableFull {}
 ///   [`OnExhausted::Wrap`]).
 ///
 /// An id resolves only when its generation equals its slot's and the slot is
-/// occupied, so a stale, forged or foreign id resolves to nothing or to the
-/// object it was issued for, never to another one.
+/// occupied, so a stale or forged id resolves to nothing or to the object it
+/// was issued for, never to another one. Ids carry no table identity: an id
+/// issued by another table of the same id type is just bits here, and
+/// resolves to this table's object with those bits if there is one.
 /// [`check_invariants`](IdTable::check_invariants) checks all of the above.
 ///
 /// Memory: one `I::Bits` per slot plus one id per live object (8 bytes per
@@ -370,8 +372,8 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// The dense index of `id` if it is live, else `None` (stale, forged,
-    /// from another table, or the reserved index).
+    /// The dense index of `id` if it is live, else `None` (stale, forged
+    /// bits this table never issued, or the reserved index).
     #[inline(always)]
     pub fn dense_index(&self, id: I) -> Option<usize> {
         let slot = *self.slots.get(id.index())?;
