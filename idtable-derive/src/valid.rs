@@ -4,12 +4,15 @@ use crate::ast::Input;
 use crate::names::Names;
 
 /// Generated names must differ from the struct's and from each other.
-pub fn check(input: &Input, names: &Names, errors: &mut Vec<syn::Error>) {
+/// Returns `true` if any clash (the items must then not be emitted).
+pub fn check(input: &Input, names: &Names, errors: &mut Vec<syn::Error>) -> bool {
+    let mut clash = false;
     let all = names.all();
     for (i, name) in all.iter().enumerate() {
         let clash_with_struct = *name == input.ident;
         let clash_with_earlier = all[..i].iter().any(|earlier| earlier == name);
         if clash_with_struct || clash_with_earlier {
+            clash = true;
             let other = if clash_with_struct {
                 format!("the struct `{}`", input.ident)
             } else {
@@ -24,4 +27,5 @@ pub fn check(input: &Input, names: &Names, errors: &mut Vec<syn::Error>) {
             ));
         }
     }
+    clash
 }

@@ -754,17 +754,6 @@ impl<C: Columns> ColumnBuffer<C> {
         }
     }
 
-    /// Reserves room for exactly `additional` more rows.
-    pub fn reserve_exact(&mut self, additional: usize) {
-        let needed = self
-            .len
-            .checked_add(additional)
-            .unwrap_or_else(|| capacity_overflow());
-        if needed > self.cap {
-            self.reallocate(needed);
-        }
-    }
-
     /// Shrinks the allocation to the length.
     pub fn shrink_to_fit(&mut self) {
         if C::ROW_SIZE != 0 && self.cap > self.len {

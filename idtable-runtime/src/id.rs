@@ -184,7 +184,7 @@ macro_rules! id_layout {
                 let () = Self::LAYOUT;
                 let gen_bits = $width - INDEX_BITS;
                 if generation == 0
-                    || (gen_bits < $width && (generation as u64) >> gen_bits != 0)
+                    || (generation as u64) >> gen_bits != 0
                     || (index as u64) > index_mask(INDEX_BITS)
                 {
                     return None;

@@ -13,7 +13,7 @@ use core::iter::FusedIterator;
 use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer, Columns};
-use crate::id::{Id, LayoutName};
+use crate::id::Id;
 use crate::table::{IdTable, TableConfig, TableFull};
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
@@ -448,11 +448,6 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
             self.columns.len(),
             "id table and columns differ in length"
         );
-    }
-
-    /// The layout's name, for messages.
-    pub fn layout_name() -> LayoutName<I> {
-        LayoutName::new()
     }
 }
 

@@ -376,18 +376,8 @@ impl<I: Id> IdTable<I> {
     /// bits this table never issued, or the reserved index).
     #[inline(always)]
     pub fn dense_index(&self, id: I) -> Option<usize> {
-        let slot = *self.slots.get(id.index())?;
-        let slot = slot.to_u64();
-        // Same generation: the bits above the index agree.
-        if (slot ^ id.to_bits().to_u64()) >> I::INDEX_BITS != 0 {
-            return None;
-        }
-        let dense = slot & Self::MASK;
-        if dense == Self::MASK {
-            None
-        } else {
-            Some(dense as usize)
-        }
+        self.dense_or_vacant(id)
+            .filter(|&dense| dense as u64 != Self::MASK)
     }
 
     /// `true` if `id` is live in this table.

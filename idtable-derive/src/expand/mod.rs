@@ -107,8 +107,7 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         return to_compile_errors(errors);
     };
     let names = Names::new(&input);
-    valid::check(&input, &names, &mut errors);
-    if names_clash(&input, &names) {
+    if valid::check(&input, &names, &mut errors) {
         // Emitting items whose names clash would only add errors.
         return to_compile_errors(errors);
     }
@@ -139,13 +138,6 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         #record
         #allocator
     }
-}
-
-fn names_clash(input: &Input, names: &Names) -> bool {
-    let all = names.all();
-    all.iter()
-        .enumerate()
-        .any(|(i, n)| *n == input.ident || all[..i].contains(n))
 }
 
 fn to_compile_errors(errors: Vec<syn::Error>) -> TokenStream {
