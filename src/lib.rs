@@ -89,6 +89,57 @@
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
 
+/// Crates and switches the generated code reaches through `idtable`, so the
+/// user's crate needs no direct dependency on them. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "rayon")]
+    pub use rayon;
+    #[cfg(feature = "serde")]
+    pub use serde;
+}
+
+/// Expands the `Serialize`/`Deserialize` impls of a `#[soa(serde)]` struct,
+/// or explains which feature is missing. Not public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_serde {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Expands the `Serialize`/`Deserialize` impls of a `#[soa(serde)]` struct,
+/// or explains which feature is missing. Not public API.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_serde {
+    ($($items:tt)*) => {
+        ::core::compile_error!(
+            "`#[soa(serde)]` needs the `serde` feature of idtable: \
+             `idtable = { version = \"0.1\", features = [\"serde\"] }`"
+        );
+    };
+}
+
+/// Expands the parallel iterators of a derived allocator when the `rayon`
+/// feature is on, and nothing otherwise. Not public API.
+#[cfg(feature = "rayon")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_rayon {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Expands the parallel iterators of a derived allocator when the `rayon`
+/// feature is on, and nothing otherwise. Not public API.
+#[cfg(not(feature = "rayon"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_rayon {
+    ($($items:tt)*) => {};
+}
+
 /// What idtable promises — ids, exhaustion, full tables, hostile bytes, panic
 /// safety, `unsafe` — and the test behind each promise.
 #[doc = include_str!("../GUARANTEES.md")]

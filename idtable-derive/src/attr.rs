@@ -11,7 +11,8 @@ pub const ON_EXHAUSTED: &str = "on_exhausted";
 pub const ALLOCATOR: &str = "allocator";
 pub const ID_TYPE: &str = "id_type";
 pub const CRATE: &str = "crate";
-const KEYS: &[&str] = &[ID, MIN_FREE, ON_EXHAUSTED, ALLOCATOR, ID_TYPE, CRATE];
+pub const SERDE: &str = "serde";
+const KEYS: &[&str] = &[ID, MIN_FREE, ON_EXHAUSTED, ALLOCATOR, ID_TYPE, CRATE, SERDE];
 
 /// `on_exhausted = retire | wrap`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub struct Attrs {
     pub allocator: Option<Ident>,
     pub id_type: Option<Ident>,
     pub krate: Option<Path>,
+    /// `#[soa(serde)]`: generate `Serialize`/`Deserialize`.
+    pub serde: bool,
 }
 
 impl Attrs {
@@ -64,6 +67,19 @@ impl Attrs {
                     return Ok(());
                 }
                 seen.push(key.clone());
+                if key == SERDE {
+                    // A flag: `#[soa(serde)]`, no value.
+                    if meta.input.peek(Token![=]) {
+                        let _ = meta.value().and_then(skip_value);
+                        errors.push(syn::Error::new(
+                            key_ident.span(),
+                            "`serde` takes no value: write `#[soa(serde)]`",
+                        ));
+                    } else {
+                        out.serde = true;
+                    }
+                    return Ok(());
+                }
                 let value = meta.value()?;
                 let parsed = match key.as_str() {
                     ID => value

@@ -2,7 +2,9 @@
 
 mod allocator;
 mod id;
+mod par;
 mod record;
+mod serde;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -131,12 +133,20 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
     let id = id::expand(&ctx);
     let record = record::expand(&ctx);
     let allocator = allocator::expand(&ctx);
+    let par = par::expand(&ctx);
+    let serde = if input.attrs.serde {
+        serde::expand(&ctx)
+    } else {
+        TokenStream::new()
+    };
     let errors = to_compile_errors(errors);
     quote! {
         #errors
         #id
         #record
         #allocator
+        #par
+        #serde
     }
 }
 
