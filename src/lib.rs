@@ -86,6 +86,8 @@
 #![no_std]
 #![deny(missing_docs)]
 
+extern crate alloc;
+
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
 
@@ -93,6 +95,7 @@ pub use idtable_runtime::*;
 /// user's crate needs no direct dependency on them. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use alloc::vec::Vec;
     #[cfg(feature = "rayon")]
     pub use rayon;
     #[cfg(feature = "serde")]

@@ -25,6 +25,8 @@ extern crate std;
 pub mod columns;
 pub mod data;
 pub mod id;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod storage;
 pub mod table;
 
@@ -32,4 +34,6 @@ pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
 pub use storage::{InsertError, Record, SoaStorage};
-pub use table::{IdTable, OnExhausted, SwapRemove, TableConfig, TableFull};
+pub use table::{
+    IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,
+};

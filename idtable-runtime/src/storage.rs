@@ -14,7 +14,7 @@ use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer, Columns};
 use crate::id::Id;
-use crate::table::{IdTable, TableConfig, TableFull};
+use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
 ///
@@ -448,6 +448,59 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
             self.columns.len(),
             "id table and columns differ in length"
         );
+    }
+}
+
+impl<T: Record, I: Id> SoaStorage<T, I> {
+    /// Rebuilds a storage from a table (usually from
+    /// [`IdTable::from_parts`](crate::IdTable::from_parts)) and its rows in
+    /// dense order: the row at position `d` belongs to `table.ids()[d]`.
+    /// This is how a derived allocator's `Deserialize` ends.
+    ///
+    /// # Errors
+    ///
+    /// [`PartsError::RowCount`] when there is not exactly one row per live
+    /// id; the rows taken so far are dropped.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id24_8, SoaAllocator, SoaStorage, TableConfig};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// #[soa(id = Id24_8)]
+    /// struct Name { text: &'static str }
+    ///
+    /// let mut table = IdTable::<NameId>::new();
+    /// let (a, _) = table.insert();
+    /// let (b, _) = table.insert();
+    /// let rows = [Name { text: "a" }, Name { text: "b" }];
+    /// let storage = SoaStorage::from_table_and_rows(table.clone(), rows).ok().expect("2 rows");
+    /// assert_eq!(*storage.get(b).unwrap().text, "b");
+    ///
+    /// let err = SoaStorage::<Name, NameId>::from_table_and_rows(table, []).err().expect("0 rows");
+    /// assert_eq!(err.to_string(), "0 rows given, but the table has 2 live ids");
+    /// # let _ = a;
+    /// ```
+    pub fn from_table_and_rows(
+        table: IdTable<I>,
+        rows: impl IntoIterator<Item = T>,
+    ) -> Result<Self, PartsError> {
+        let expected = table.len();
+        let mut columns = ColumnBuffer::<T::Columns>::with_capacity(expected);
+        let mut given = 0usize;
+        for row in rows {
+            given += 1;
+            if given > expected {
+                continue; // counted for the error, not stored
+            }
+            columns.push(row.into_values());
+        }
+        if given != expected {
+            return Err(PartsError::RowCount {
+                rows: given,
+                expected,
+            });
+        }
+        Ok(SoaStorage { table, columns })
     }
 }
 

@@ -32,6 +32,9 @@ use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
 
+mod parts;
+pub use parts::{IdTableParts, PartsError};
+
 /// What a table does with a slot whose generation is used up.
 ///
 /// ```

@@ -12,6 +12,7 @@ use idtable::{IdTable, Id24_8, SoaAllocator};
 /// A derived allocator in a `no_std` crate.
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 #[soa(id = idtable::Id24_8, min_free = 8)]
+#[cfg_attr(feature = "serde", soa(serde))]
 pub struct Body {
     /// Position.
     pub pos: [f32; 2],
