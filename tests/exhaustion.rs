@@ -24,21 +24,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use idtable::{Id, Id32, IdTable, OnExhausted, SoaAllocator, TableConfig};
 
-/// splitmix64, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod support;
+use support::Rng;
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     payload

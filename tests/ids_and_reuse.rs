@@ -8,21 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use idtable::SoaAllocator;
 
-/// A small deterministic generator (splitmix64), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod support;
+use support::Rng;
 
 const CHURN: usize = if cfg!(miri) { 300 } else { 5_000 };
 const PROBES: usize = if cfg!(miri) { 200 } else { 20_000 };
