@@ -89,6 +89,9 @@
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
 
+#[cfg(any(doc, test))]
+pub mod example;
+
 /// Crates and switches the generated code reaches through `idtable`, so the
 /// user's crate needs no direct dependency on them. Not public API.
 #[doc(hidden)]
