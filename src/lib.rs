@@ -448,6 +448,37 @@
 #![no_std]
 #![deny(missing_docs)]
 
+/// `#[derive(SoaAllocator)]` on a struct `Foo` with named fields generates
+/// `FooId`, `FooAllocator`, `FooRef`, `FooMut`, `FooColumns` and
+/// `FooColumnsMut`: the [`example`] module shows them as rustdoc renders
+/// them, the [crate guide](crate) explains how to use them.
+///
+/// Every option of `#[soa(...)]` is optional:
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+/// #[soa(
+///     id = idtable::Id24_8,  // the id layout (default `Id32_32`)
+///     min_free = 64,         // reuse a freed slot once 64 are waiting (default 0)
+///     on_exhausted = retire, // or `wrap` (default `retire`)
+///     allocator = Flock,     // instead of `BirdAllocator`
+///     id_type = BirdHandle,  // instead of `BirdId`
+///     crate = idtable,       // the path to idtable, for crates that re-export it
+/// )]
+/// pub struct Bird {
+///     pub pos: [f32; 2],
+///     pub name: String,
+/// }
+///
+/// let mut flock = Flock::new();
+/// let robin: BirdHandle = flock.insert(Bird { pos: [0.0, 1.0], name: "robin".into() });
+/// let r: BirdRef<'_> = flock.get(robin).unwrap();
+/// assert_eq!(r.name, "robin");
+/// assert_eq!(r.to_owned(), Bird { pos: [0.0, 1.0], name: "robin".into() });
+/// assert_eq!(std::mem::size_of::<BirdHandle>(), 4);
+/// ```
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
 
@@ -507,6 +538,40 @@ macro_rules! __soa_rayon {
 
 /// What idtable promises — ids, exhaustion, full tables, hostile bytes, panic
 /// safety, `unsafe` — and the test behind each promise.
+///
+/// The first promises, in a few lines:
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator, Debug, PartialEq)]
+/// #[soa(id = idtable::Id32<2>)] // 3 usable indices, 2^30 - 1 issues per slot
+/// pub struct Token {
+///     pub n: u32,
+/// }
+///
+/// let mut tokens = TokenAllocator::new();
+/// let a = tokens.insert(Token { n: 1 });
+/// tokens.remove(a);
+/// let b = tokens.insert(Token { n: 2 }); // reuses `a`'s slot
+/// assert_eq!(b.index(), a.index());
+/// assert!(tokens.get(a).is_none()); // stale: nothing, not `b`'s object
+///
+/// // Any bits: the object they were issued for, or nothing.
+/// for bits in 0..1024 {
+///     if let Some(token) = TokenId::from_bits(bits).and_then(|id| tokens.get(id)) {
+///         assert_eq!((bits, *token.n), (b.to_bits(), 2));
+///     }
+/// }
+///
+/// // A full table gives the value back and stays as it was.
+/// tokens.insert(Token { n: 3 });
+/// tokens.insert(Token { n: 4 });
+/// let err = tokens.try_insert(Token { n: 5 }).unwrap_err();
+/// assert_eq!(err.into_inner(), Token { n: 5 });
+/// assert_eq!(tokens.len(), 3);
+/// ```
+///
 #[doc = include_str!("../GUARANTEES.md")]
 pub mod guarantees {}
 
