@@ -4,11 +4,11 @@
 Usage: python3 scripts/missing_examples.py [--no-build]
 
 Builds the rustdoc JSON of the facade (`idtable`) and the runtime
-(`idtable-runtime`) with a nightly
-toolchain (`cargo +nightly rustdoc ... --output-format json`, default
-features, into `target/doc-json`), walks every public item from each crate
-root and prints those that lack an example. Exits 1 if any is missing, so CI
-can run it where a nightly toolchain is installed.
+(`idtable-runtime`) with a nightly toolchain (`cargo +nightly rustdoc ...
+--output-format json`, default features, into `target/doc-json`), walks
+every public item from each crate root and prints those that lack an
+example. Exits 1 if any is missing, so CI can run it where a nightly
+toolchain is installed.
 
 An item has an example when its doc comment holds a Rust code block (fence
 info empty, `rust` or `should_panic`; not `text`, `ignore`, `no_run` or
