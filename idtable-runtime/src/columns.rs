@@ -61,11 +61,86 @@ mod sealed {
 }
 
 /// One column of `T` in a [`Columns`] description. Never constructed.
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer, Columns};
+///
+/// assert_eq!(<Col<u64> as Columns>::ROW_SIZE, 8);
+/// let mut hp = ColumnBuffer::<Col<u64>>::new(); // a single column
+/// hp.push(100);
+/// hp.push(80);
+/// assert_eq!(hp.slices(), &[100, 80]);
+/// ```
 pub struct Col<T>(PhantomData<fn() -> T>);
 
 /// A description of a set of columns: [`Col<T>`], a pair `(L, R)` of
 /// descriptions, or `()`. Sealed; its methods are the raw operations
 /// [`ColumnBuffer`] is built from.
+///
+/// [`ColumnBuffer`] is the safe way to use a description. What it does with
+/// these methods, written out by hand for a `u16` column and a `String`
+/// column (every `unsafe` call below keeps the contract its method states):
+///
+/// ```
+/// use std::alloc::{alloc, dealloc, realloc, Layout};
+/// use std::mem::{align_of, size_of};
+/// use std::ptr::NonNull;
+/// use idtable::columns::{Col, Columns};
+///
+/// type C = (Col<u16>, Col<String>);
+/// assert_eq!(C::ROW_SIZE, 2 + size_of::<String>());
+/// assert_eq!(C::ALIGN, align_of::<String>());
+///
+/// // With no allocation the pointers dangle; zero rows still make slices.
+/// let (no_ids, no_names) = unsafe { C::slices(C::DANGLING, 0) };
+/// assert!(no_ids.is_empty() && no_names.is_empty());
+///
+/// // Room for 2 rows: the u16 column, then the String column, aligned.
+/// let size = C::extent(2, 0).unwrap();
+/// assert_eq!(size, 2 * 2 + 4 /* padding */ + 2 * size_of::<String>());
+/// let layout = Layout::from_size_align(size, C::ALIGN).unwrap();
+/// unsafe {
+///     let base = NonNull::new(alloc(layout)).unwrap();
+///     let mut end = 0;
+///     let ptrs = C::place(base, 2, &mut end);
+///     assert_eq!(end, size);
+///
+///     C::write(ptrs, 0, (7, "seven".to_string()));
+///     C::write(ptrs, 1, (8, "eight".to_string()));
+///     C::swap(ptrs, 0, 1);
+///     let (id, name) = C::refs(ptrs, 0);
+///     assert_eq!((*id, name.as_str()), (8, "eight"));
+///     C::muts(ptrs, 1).1.push('!');
+///
+///     // Grow to 4 rows in place: `realloc`, then move every column up to
+///     // its offset for the new capacity, last column first.
+///     let new_size = C::extent(4, 0).unwrap();
+///     let base = NonNull::new(realloc(base.as_ptr(), layout, new_size)).unwrap();
+///     let layout = Layout::from_size_align(new_size, C::ALIGN).unwrap();
+///     let (mut old_end, mut new_end) = (0, 0);
+///     let old = C::place(base, 2, &mut old_end);
+///     let ptrs = C::place(base, 4, &mut new_end);
+///     C::move_prefix_back(old, ptrs, 2);
+///     assert_eq!(C::slices(ptrs, 2), (&[8, 7][..], &["eight".to_string(), "seven!".to_string()][..]));
+///
+///     // Swap-remove row 0: move its values out, copy the last row over it.
+///     let (id, name) = C::read(ptrs, 0);
+///     C::copy_row(ptrs, 1, 0);
+///     assert_eq!((id, name.as_str()), (8, "eight"));
+///
+///     // Move the one live row to a second allocation, free the first.
+///     let other = NonNull::new(alloc(layout)).unwrap();
+///     let mut other_end = 0;
+///     let moved = C::place(other, 4, &mut other_end);
+///     C::copy_prefix(ptrs, moved, 1);
+///     dealloc(base.as_ptr(), layout);
+///
+///     C::slices_mut(moved, 1).1[0].push('?');
+///     assert_eq!(C::slices(moved, 1).1, &["seven!?".to_string()]);
+///     C::drop_range(moved, 0, 1); // drops the String
+///     dealloc(other.as_ptr(), layout);
+/// }
+/// ```
 ///
 /// # Safety
 ///
@@ -207,6 +282,21 @@ pub trait Columns: sealed::Sealed {
 }
 
 /// Columns whose every element type is `Clone`.
+///
+/// It makes [`ColumnBuffer`] (and so a derived allocator) `Clone`.
+///
+/// ```
+/// use idtable::columns::{CloneColumns, Col, ColumnBuffer};
+///
+/// type C = (Col<u8>, Col<String>);
+/// let mut buf = ColumnBuffer::<C>::new();
+/// buf.push((1, "one".to_string()));
+/// let row = C::clone_row(buf.get(0).unwrap());
+/// assert_eq!(row, (1, "one".to_string()));
+///
+/// let copy = buf.clone();
+/// assert_eq!(copy.get(0), buf.get(0));
+/// ```
 pub trait CloneColumns: Columns {
     /// Clones one row.
     fn clone_row(refs: Self::Refs<'_>) -> Self::Values;
@@ -574,7 +664,31 @@ impl CloneColumns for () {
 /// Rows of columns `C` in one allocation with one length and capacity.
 ///
 /// The safe API of this module; see the [module docs](self) for the layout
-/// and the invariants.
+/// and the invariants. [`SoaStorage`](crate::SoaStorage) keeps one next to
+/// its [`IdTable`](crate::IdTable); on its own it is a `Vec` of rows stored
+/// column by column:
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer};
+///
+/// // Three columns: (name, (hp, alive)).
+/// let mut units = ColumnBuffer::<(Col<&str>, (Col<u32>, Col<bool>))>::new();
+/// units.push(("orc", (30, true)));
+/// units.push(("elf", (20, true)));
+/// units.push(("imp", (5, false)));
+///
+/// let (names, (hp, alive)) = units.slices_mut();
+/// for (hp, alive) in hp.iter_mut().zip(alive.iter()) {
+///     if !*alive {
+///         *hp = 0;
+///     }
+/// }
+/// assert_eq!(names, &["orc", "elf", "imp"]);
+/// assert_eq!(units.slices().1 .0, &[30, 20, 0]);
+/// // One allocation holds all three columns:
+/// let row = core::mem::size_of::<&str>() + 4 + 1;
+/// assert!(units.allocated_bytes() >= units.capacity() * row);
+/// ```
 pub struct ColumnBuffer<C: Columns> {
     ptrs: C::Ptrs,
     /// The allocation, when `layout.size() > 0`.
@@ -625,6 +739,16 @@ impl<C: Columns> ColumnBuffer<C> {
     };
 
     /// An empty buffer; does not allocate.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// assert!(buf.is_empty());
+    /// assert_eq!(buf.allocated_bytes(), 0);
+    /// // Zero-sized columns never allocate and never run out of room:
+    /// assert_eq!(ColumnBuffer::<Col<()>>::new().capacity(), usize::MAX);
+    /// ```
     pub const fn new() -> Self {
         ColumnBuffer {
             ptrs: C::DANGLING,
@@ -637,6 +761,14 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// An empty buffer with room for at least `capacity` rows.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let buf = ColumnBuffer::<(Col<u32>, Col<u8>)>::with_capacity(10);
+    /// assert!(buf.capacity() >= 10);
+    /// assert!(buf.allocated_bytes() >= 10 * 5);
+    /// ```
     pub fn with_capacity(capacity: usize) -> Self {
         let mut buf = Self::new();
         buf.reserve(capacity);
@@ -645,12 +777,30 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// Number of rows.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// assert_eq!(buf.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` when there are no rows.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// assert!(buf.is_empty());
+    /// buf.push((1, "a"));
+    /// assert!(!buf.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -658,11 +808,29 @@ impl<C: Columns> ColumnBuffer<C> {
     /// Rows that fit before the next reallocation (`usize::MAX` when every
     /// column is zero-sized).
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// assert_eq!(buf.capacity(), 0);
+    /// buf.push((1, "a"));
+    /// assert!(buf.capacity() >= 1);
+    /// ```
     pub fn capacity(&self) -> usize {
         self.cap
     }
 
     /// Bytes of the allocation (0 when nothing is allocated).
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.reserve(4);
+    /// let per_row = 4 + core::mem::size_of::<&str>();
+    /// assert!(buf.allocated_bytes() >= buf.capacity() * per_row);
+    /// ```
     pub fn allocated_bytes(&self) -> usize {
         self.layout.size()
     }
@@ -743,6 +911,19 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Reserves room for at least `additional` more rows (doubling).
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.reserve(10);
+    /// let cap = buf.capacity();
+    /// assert!(cap >= 10);
+    /// for i in 0..10 {
+    ///     buf.push((i, "x"));
+    /// }
+    /// assert_eq!(buf.capacity(), cap); // no reallocation
+    /// ```
     pub fn reserve(&mut self, additional: usize) {
         let needed = self
             .len
@@ -755,6 +936,17 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Shrinks the allocation to the length.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.reserve(100);
+    /// buf.push((1, "a"));
+    /// buf.shrink_to_fit();
+    /// assert_eq!(buf.capacity(), 1);
+    /// assert_eq!(buf.get(0), Some((&1, &"a")));
+    /// ```
     pub fn shrink_to_fit(&mut self) {
         if C::ROW_SIZE != 0 && self.cap > self.len {
             self.reallocate(self.len);
@@ -769,6 +961,14 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// Appends a row.
     #[inline]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// assert_eq!(buf.get(0), Some((&1, &"a")));
+    /// ```
     pub fn push(&mut self, values: C::Values) {
         if self.len == self.cap {
             self.grow_one();
@@ -781,6 +981,16 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// Removes and returns the last row.
     #[inline]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// assert_eq!(buf.pop(), Some((2, "b")));
+    /// assert_eq!(buf.len(), 1);
+    /// ```
     pub fn pop(&mut self) -> Option<C::Values> {
         if self.len == 0 {
             return None;
@@ -796,6 +1006,17 @@ impl<C: Columns> ColumnBuffer<C> {
     /// # Panics
     ///
     /// If `index >= len`.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// buf.push((3, "c"));
+    /// assert_eq!(buf.swap_remove(0), (1, "a"));
+    /// assert_eq!(buf.slices(), (&[3, 2][..], &["c", "b"][..]));
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> C::Values {
@@ -819,11 +1040,35 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Drops every row; keeps the allocation.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// let bytes = buf.allocated_bytes();
+    /// buf.clear();
+    /// assert!(buf.is_empty());
+    /// assert_eq!(buf.allocated_bytes(), bytes);
+    /// ```
     pub fn clear(&mut self) {
         self.truncate(0);
     }
 
     /// Drops rows `new_len..len`; does nothing if `new_len >= len`.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// for i in 0..5 {
+    ///     buf.push((i, "x"));
+    /// }
+    /// buf.truncate(2);
+    /// assert_eq!(buf.slices().0, &[0, 1]);
+    /// buf.truncate(10);
+    /// assert_eq!(buf.len(), 2);
+    /// ```
     pub fn truncate(&mut self, new_len: usize) {
         if new_len >= self.len {
             return;
@@ -840,6 +1085,16 @@ impl<C: Columns> ColumnBuffer<C> {
     /// # Panics
     ///
     /// If either is not below `len`.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// buf.swap(0, 1);
+    /// assert_eq!(buf.slices(), (&[2, 1][..], &["b", "a"][..]));
+    /// ```
     #[inline]
     #[track_caller]
     pub fn swap(&mut self, a: usize, b: usize) {
@@ -850,6 +1105,15 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// References to row `index`, or `None` past the end.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// assert_eq!(buf.get(0), Some((&1, &"a")));
+    /// assert_eq!(buf.get(1), None);
+    /// ```
     pub fn get(&self, index: usize) -> Option<C::Refs<'_>> {
         if index < self.len {
             // SAFETY: the row is initialised; `&self` keeps it from being
@@ -862,6 +1126,18 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// Mutable references to row `index`, or `None` past the end.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// let (n, s) = buf.get_mut(0).unwrap();
+    /// *n += 1;
+    /// *s = "b";
+    /// assert_eq!(buf.get(0), Some((&2, &"b")));
+    /// assert!(buf.get_mut(1).is_none());
+    /// ```
     pub fn get_mut(&mut self, index: usize) -> Option<C::Muts<'_>> {
         if index < self.len {
             // SAFETY: the row is initialised; `&mut self` makes the borrow
@@ -874,6 +1150,19 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// Mutable references to `N` distinct rows, or `None` if any index is
     /// out of bounds or repeated.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// let [(n0, _), (n1, _)] = buf.get_disjoint_mut([0, 1]).unwrap();
+    /// core::mem::swap(n0, n1);
+    /// assert_eq!(buf.slices().0, &[2, 1]);
+    /// assert!(buf.get_disjoint_mut([1, 1]).is_none());
+    /// assert!(buf.get_disjoint_mut([0, 2]).is_none());
+    /// ```
     pub fn get_disjoint_mut<const N: usize>(
         &mut self,
         indices: [usize; N],
@@ -891,6 +1180,17 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// One slice per column, rows `0..len`.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// let (numbers, names) = buf.slices();
+    /// assert_eq!(numbers.iter().sum::<u32>(), 3);
+    /// assert_eq!(names, &["a", "b"]);
+    /// ```
     pub fn slices(&self) -> C::Slices<'_> {
         // SAFETY: rows `0..len` are initialised; shared borrow of `self`.
         unsafe { C::slices(self.ptrs, self.len) }
@@ -898,12 +1198,33 @@ impl<C: Columns> ColumnBuffer<C> {
 
     /// One mutable slice per column, rows `0..len`.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// let (numbers, _names) = buf.slices_mut();
+    /// numbers.iter_mut().for_each(|n| *n *= 10);
+    /// assert_eq!(buf.slices().0, &[10, 20]);
+    /// ```
     pub fn slices_mut(&mut self) -> C::SlicesMut<'_> {
         // SAFETY: rows `0..len` are initialised; unique borrow of `self`.
         unsafe { C::slices_mut(self.ptrs, self.len) }
     }
 
     /// Iterator over the rows' references, in order.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// let rows: Vec<_> = buf.iter().collect();
+    /// assert_eq!(rows, [(&1, &"a"), (&2, &"b")]);
+    /// ```
     pub fn iter(&self) -> Iter<'_, C> {
         Iter {
             ptrs: self.ptrs,
@@ -914,6 +1235,20 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Iterator over the rows' mutable references, in order.
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push((1, "a"));
+    /// buf.push((2, "b"));
+    /// for (n, s) in buf.iter_mut() {
+    ///     if *s == "b" {
+    ///         *n = 0;
+    ///     }
+    /// }
+    /// assert_eq!(buf.slices().0, &[1, 0]);
+    /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, C> {
         IterMut {
             ptrs: self.ptrs,
@@ -944,6 +1279,20 @@ fn capacity_overflow() -> ! {
 
 /// Iterator over the rows of a [`ColumnBuffer`], as
 /// [`Columns::Refs`].
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer};
+///
+/// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
+/// for row in [(1, 'a'), (2, 'b'), (3, 'c')] {
+///     buf.push(row);
+/// }
+/// let mut rows = buf.iter();
+/// assert_eq!(rows.len(), 3);
+/// assert_eq!(rows.next_back(), Some((&3, &'c')));
+/// assert_eq!(rows.next(), Some((&1, &'a')));
+/// assert_eq!(rows.len(), 1);
+/// ```
 pub struct Iter<'a, C: Columns> {
     ptrs: C::Ptrs,
     front: usize,
@@ -1006,6 +1355,20 @@ impl<'a, C: Columns + 'a> ExactSizeIterator for Iter<'a, C> {}
 impl<'a, C: Columns + 'a> core::iter::FusedIterator for Iter<'a, C> {}
 
 /// Iterator over the rows of a [`ColumnBuffer`], as [`Columns::Muts`].
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer};
+///
+/// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
+/// buf.push((1, 'a'));
+/// buf.push((2, 'b'));
+/// let mut rows = buf.iter_mut();
+/// let (n, c) = rows.next_back().unwrap();
+/// *n += 40;
+/// *c = 'z';
+/// assert_eq!(rows.len(), 1);
+/// assert_eq!(buf.get(1), Some((&42, &'z')));
+/// ```
 pub struct IterMut<'a, C: Columns> {
     ptrs: C::Ptrs,
     front: usize,

@@ -9,7 +9,19 @@
 //!   every derived allocator wraps;
 //! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer.
 //!
-//! Users depend on the `idtable` facade crate, which re-exports this crate.
+//! Users depend on the `idtable` facade crate, which re-exports this crate,
+//! so every item here is also reachable as `idtable::...`:
+//!
+//! ```
+//! use idtable::{Id, IdTable, Id32_32};
+//!
+//! // The engine on its own: ids and dense indices, no values.
+//! let mut table = IdTable::<Id32_32>::new();
+//! let (id, dense) = table.insert();
+//! assert_eq!(dense, 0);
+//! assert_eq!(table.dense_index(id), Some(0));
+//! assert_eq!(id.generation(), 1);
+//! ```
 //!
 //! The crate is `#![no_std]` and needs only `alloc`; the default `std`
 //! feature links `std` and changes nothing else today (errors implement

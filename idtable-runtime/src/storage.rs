@@ -5,6 +5,23 @@
 //! columns and how rows look as `FooRef` / `FooMut`) and wraps a
 //! `SoaStorage<Foo, FooId>` in `FooAllocator`, whose methods forward here.
 //! All logic lives in this module, once, generic and tested.
+//!
+//! A derived allocator and a `SoaStorage` of the same struct behave alike;
+//! the allocator only names the types:
+//!
+//! ```
+//! use idtable::{SoaAllocator, SoaStorage};
+//!
+//! #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+//! pub struct Point { pub x: f32, pub y: f32 }
+//!
+//! let mut allocator = PointAllocator::new();
+//! let mut storage = SoaStorage::<Point, PointId>::default();
+//! let a = allocator.insert(Point { x: 1.0, y: 2.0 });
+//! let b = storage.insert(Point { x: 1.0, y: 2.0 });
+//! assert_eq!(a, b); // same table logic, same ids
+//! assert_eq!(allocator.columns().y, storage.columns().y);
+//! ```
 
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -19,7 +36,36 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
 ///
 /// It names the [`Columns`] description of the struct and converts between
-/// the struct and its nested column tuples.
+/// the struct and its nested column tuples. Users never implement it and
+/// rarely call it; this is what the derived impl does, step by step:
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer};
+/// use idtable::{Record, SoaAllocator};
+///
+/// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+/// struct Particle { pos: [f32; 2], vel: [f32; 2], mass: f32 }
+///
+/// // Fields nest as a balanced tree of pairs: (pos, (vel, mass)).
+/// let mut buf: ColumnBuffer<<Particle as Record>::Columns> =
+///     ColumnBuffer::<(Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>))>::new();
+/// let values = Particle { pos: [1.0, 2.0], vel: [0.5, 0.0], mass: 3.0 }.into_values();
+/// assert_eq!(values, ([1.0, 2.0], ([0.5, 0.0], 3.0)));
+/// buf.push(values);
+///
+/// // The nested references of a row get the field names back:
+/// let row: ParticleRef<'_> = Particle::make_ref(buf.get(0).unwrap());
+/// assert_eq!(*row.mass, 3.0);
+/// let row: ParticleMut<'_> = Particle::make_mut(buf.get_mut(0).unwrap());
+/// *row.mass = 4.0;
+/// let cols: ParticleColumnsMut<'_> = Particle::make_slices_mut(buf.slices_mut());
+/// cols.pos[0][0] = 9.0;
+/// let cols: ParticleColumns<'_> = Particle::make_slices(buf.slices());
+/// assert_eq!(cols.mass, &[4.0]);
+///
+/// let back = Particle::from_values(buf.pop().unwrap());
+/// assert_eq!(back, Particle { pos: [9.0, 2.0], vel: [0.5, 0.0], mass: 4.0 });
+/// ```
 pub trait Record: Sized {
     /// The columns: [`Col<T>`](columns::Col) per field, nested in pairs.
     type Columns: Columns<Values = Self::Values>;
@@ -84,16 +130,59 @@ pub struct InsertError<T> {
 
 impl<T> InsertError<T> {
     /// Wraps the value that could not be inserted.
+    ///
+    /// Derived allocators build it in `try_insert`; code driving an
+    /// [`IdTable`] by hand can do the same:
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32, InsertError};
+    ///
+    /// fn push<T>(table: &mut IdTable<Id32<1>>, col: &mut Vec<T>, value: T) -> Result<(), InsertError<T>> {
+    ///     match table.try_insert() {
+    ///         Ok(_) => Ok(col.push(value)),
+    ///         Err(full) => Err(InsertError::new(value, full)),
+    ///     }
+    /// }
+    /// let (mut table, mut col) = (IdTable::new(), Vec::new());
+    /// assert!(push(&mut table, &mut col, 'a').is_ok());
+    /// assert_eq!(push(&mut table, &mut col, 'b').unwrap_err().into_inner(), 'b');
+    /// ```
     pub fn new(value: T, reason: TableFull) -> Self {
         InsertError { value, reason }
     }
 
     /// The value that was not inserted.
+    ///
+    /// ```
+    /// use idtable::{Id32, SoaAllocator};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// #[soa(id = Id32<1>)] // a single usable index
+    /// struct Name { text: String }
+    ///
+    /// let mut names = NameAllocator::new();
+    /// names.insert(Name { text: "first".into() });
+    /// let err = names.try_insert(Name { text: "second".into() }).unwrap_err();
+    /// assert_eq!(err.into_inner(), Name { text: "second".into() }); // not dropped
+    /// ```
     pub fn into_inner(self) -> T {
         self.value
     }
 
     /// Why: the table is full.
+    ///
+    /// ```
+    /// use idtable::{Id32, SoaAllocator};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// #[soa(id = Id32<1>)]
+    /// struct Unit { hp: u32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// units.insert(Unit { hp: 1 });
+    /// let err = units.try_insert(Unit { hp: 2 }).unwrap_err();
+    /// assert!(err.reason().to_string().contains("Id1_31"));
+    /// ```
     pub fn reason(&self) -> TableFull {
         self.reason
     }
@@ -119,6 +208,24 @@ impl<T> core::error::Error for InsertError<T> {}
 ///
 /// Invariant: `table.len() == columns.len()`, and the row at dense index `d`
 /// belongs to `table.ids()[d]`.
+///
+/// Every derived `FooAllocator` wraps a `SoaStorage<Foo, FooId>`; it can also
+/// be used directly, with any [`Id`] type:
+///
+/// ```
+/// use idtable::{Id24_8, SoaAllocator, SoaStorage};
+///
+/// #[derive(SoaAllocator, Debug, PartialEq)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let mut points = SoaStorage::<Point, Id24_8>::default();
+/// let a = points.insert(Point { x: 1.0, y: 2.0 });
+/// let b = points.insert(Point { x: 3.0, y: 4.0 });
+/// assert_eq!(points.columns().x, &[1.0, 3.0]);
+/// assert_eq!(points.remove(a), Some(Point { x: 1.0, y: 2.0 }));
+/// assert_eq!(*points.get(b).unwrap().y, 4.0);
+/// assert!(points.get(a).is_none());
+/// ```
 pub struct SoaStorage<T: Record, I: Id> {
     table: IdTable<I>,
     columns: ColumnBuffer<T::Columns>,
@@ -144,6 +251,22 @@ where
 
 impl<T: Record, I: Id> SoaStorage<T, I> {
     /// An empty storage whose table uses `config`.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage, TableConfig};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::with_config(TableConfig {
+    ///     min_free: 8,
+    ///     ..TableConfig::default()
+    /// });
+    /// let a = s.insert(Point { x: 0.0, y: 0.0 });
+    /// s.remove(a);
+    /// // Fewer than 8 freed slots wait: the next insert takes a fresh slot.
+    /// assert_ne!(s.insert(Point { x: 1.0, y: 1.0 }).index(), a.index());
+    /// ```
     pub const fn with_config(config: TableConfig) -> Self {
         SoaStorage {
             table: IdTable::with_config(config),
@@ -152,6 +275,17 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// An empty storage with room for `capacity` objects.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage, TableConfig};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let s = SoaStorage::<Point, PointId>::with_capacity_and_config(100, TableConfig::default());
+    /// assert!(s.capacity() >= 100);
+    /// assert!(s.is_empty());
+    /// ```
     pub fn with_capacity_and_config(capacity: usize, config: TableConfig) -> Self {
         let mut s = Self::with_config(config);
         s.reserve(capacity);
@@ -159,45 +293,157 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// The id table (ids, slots, free queue).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 0.0, y: 0.0 });
+    /// s.remove(a);
+    /// assert_eq!(s.table().slot_count(), 1);
+    /// assert_eq!(s.table().free_count(), 1);
+    /// ```
     pub fn table(&self) -> &IdTable<I> {
         &self.table
     }
 
     /// The column buffer.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.insert(Point { x: 1.0, y: 2.0 });
+    /// let buf = s.column_buffer();
+    /// assert_eq!(buf.len(), 1);
+    /// assert_eq!(buf.get(0), Some((&1.0, &2.0))); // nested like the fields
+    /// ```
     pub fn column_buffer(&self) -> &ColumnBuffer<T::Columns> {
         &self.columns
     }
 
     /// Number of live objects.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.insert(Point { x: 0.0, y: 0.0 });
+    /// s.insert(Point { x: 1.0, y: 1.0 });
+    /// assert_eq!(s.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// `true` when there is no live object.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// assert!(s.is_empty());
+    /// let id = s.insert(Point { x: 0.0, y: 0.0 });
+    /// assert!(!s.is_empty());
+    /// s.remove(id);
+    /// assert!(s.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
 
     /// Objects that fit before the columns reallocate.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// assert_eq!(s.capacity(), 0);
+    /// s.insert(Point { x: 0.0, y: 0.0 });
+    /// assert!(s.capacity() >= 1);
+    /// ```
     pub fn capacity(&self) -> usize {
         self.columns.capacity().min(self.table.capacity())
     }
 
     /// Reserves room for `additional` more objects.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.reserve(50);
+    /// let cap = s.capacity();
+    /// assert!(cap >= 50);
+    /// for i in 0..50 {
+    ///     s.insert(Point { x: i as f32, y: 0.0 });
+    /// }
+    /// assert_eq!(s.capacity(), cap);
+    /// ```
     pub fn reserve(&mut self, additional: usize) {
         self.columns.reserve(additional);
         self.table.reserve(additional);
     }
 
     /// Frees unused capacity.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.reserve(1000);
+    /// s.insert(Point { x: 0.0, y: 0.0 });
+    /// s.shrink_to_fit();
+    /// assert!(s.capacity() < 1000);
+    /// assert_eq!(s.len(), 1);
+    /// ```
     pub fn shrink_to_fit(&mut self) {
         self.columns.shrink_to_fit();
         self.table.shrink_to_fit();
     }
 
     /// Inserts `value`, or gives it back when no id can be issued.
+    ///
+    /// ```
+    /// use idtable::{Id32, SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let s1 = s.try_insert(Point { x: 1.0, y: 0.0 }).unwrap();
+    /// assert_eq!(*s.get(s1).unwrap().x, 1.0);
+    ///
+    /// // With an id layout of one usable index, the second insert fails:
+    /// let mut tiny = SoaStorage::<Point, Id32<1>>::default();
+    /// tiny.insert(Point { x: 0.0, y: 0.0 });
+    /// let err = tiny.try_insert(Point { x: 2.0, y: 0.0 }).unwrap_err();
+    /// assert_eq!(err.into_inner().x, 2.0);
+    /// assert_eq!(tiny.len(), 1);
+    /// ```
     #[inline]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
         // Grow first: if growing panics, no id has been issued.
@@ -212,6 +458,18 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// Inserts `value`.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 2.0 });
+    /// assert_eq!(s.dense_index(a), Some(0));
+    /// assert_eq!(s.columns().y, &[2.0]);
+    /// ```
     ///
     /// # Panics
     ///
@@ -230,6 +488,18 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     ///
     /// If `make` panics nothing is inserted and no id is used up.
     ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Node { parent: Option<NodeId>, depth: u32 }
+    ///
+    /// let mut s = SoaStorage::<Node, NodeId>::default();
+    /// // A root is its own parent here, so it needs its id before it exists.
+    /// let root = s.insert_with_id(|id| Node { parent: Some(id), depth: 0 });
+    /// assert_eq!(*s.get(root).unwrap().parent, Some(root));
+    /// ```
+    ///
     /// # Panics
     ///
     /// When no id can be issued (before `make` is called).
@@ -247,6 +517,20 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 2.0 });
+    /// let b = s.insert(Point { x: 3.0, y: 4.0 });
+    /// assert_eq!(s.remove(a), Some(Point { x: 1.0, y: 2.0 }));
+    /// assert_eq!(s.remove(a), None); // stale
+    /// assert_eq!(s.dense_index(b), Some(0)); // the last row moved into the gap
+    /// ```
     // Always inlined: a caller that drops the returned value then skips
     // loading the removed row from every column.
     #[inline(always)]
@@ -257,17 +541,60 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// `true` if `id` is live.
     #[inline(always)]
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 0.0, y: 0.0 });
+    /// assert!(s.contains(a));
+    /// s.remove(a);
+    /// assert!(!s.contains(a));
+    /// ```
     pub fn contains(&self, id: I) -> bool {
         self.table.contains(id)
     }
 
     /// The dense index of `id` (its row in the columns), if live.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 2.0, y: 0.0 });
+    /// let row = s.dense_index(b).unwrap();
+    /// assert_eq!(s.columns().x[row], 2.0);
+    /// s.remove(a);
+    /// assert_eq!(s.dense_index(b), Some(0));
+    /// assert_eq!(s.dense_index(a), None);
+    /// ```
     #[inline(always)]
     pub fn dense_index(&self, id: I) -> Option<usize> {
         self.table.dense_index(id)
     }
 
     /// The fields of `id`'s object, if live.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 2.0 });
+    /// let p = s.get(a).unwrap(); // a `PointRef`: one reference per field
+    /// assert_eq!((*p.x, *p.y), (1.0, 2.0));
+    /// s.remove(a);
+    /// assert!(s.get(a).is_none());
+    /// ```
     #[inline(always)]
     pub fn get(&self, id: I) -> Option<T::Ref<'_>> {
         // A vacant slot's dense field is past the end: `columns.get` rejects it.
@@ -276,6 +603,18 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// The fields of `id`'s object, mutably, if live.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 2.0 });
+    /// *s.get_mut(a).unwrap().x += 10.0; // a `PointMut`: one `&mut` per field
+    /// assert_eq!(s.columns().x, &[11.0]);
+    /// ```
     #[inline(always)]
     pub fn get_mut(&mut self, id: I) -> Option<T::Mut<'_>> {
         // A vacant slot's dense field is past the end: `columns.get_mut`
@@ -286,6 +625,21 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// The fields of `N` objects at once, mutably; `None` if any id is not
     /// live or two ids are the same.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 2.0, y: 0.0 });
+    /// let [pa, pb] = s.get_disjoint_mut([a, b]).unwrap();
+    /// core::mem::swap(pa.x, pb.x);
+    /// assert_eq!(s.columns().x, &[2.0, 1.0]);
+    /// assert!(s.get_disjoint_mut([a, a]).is_none()); // the same id twice
+    /// ```
     pub fn get_disjoint_mut<const N: usize>(&mut self, ids: [I; N]) -> Option<[T::Mut<'_>; N]> {
         let mut dense = [0usize; N];
         for (d, id) in dense.iter_mut().zip(ids) {
@@ -296,30 +650,104 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// The live ids in dense order, parallel to [`columns`](SoaStorage::columns).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 2.0, y: 0.0 });
+    /// assert_eq!(s.ids(), &[a, b]);
+    /// // Row `i` of every column belongs to `ids()[i]`:
+    /// let rightmost = s.columns().x.iter().enumerate()
+    ///     .max_by(|l, r| l.1.total_cmp(r.1)).map(|(i, _)| s.ids()[i]);
+    /// assert_eq!(rightmost, Some(b));
+    /// ```
     #[inline(always)]
     pub fn ids(&self) -> &[I] {
         self.table.ids()
     }
 
     /// Every column as a slice, in dense order.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.insert(Point { x: 1.0, y: 10.0 });
+    /// s.insert(Point { x: 2.0, y: 20.0 });
+    /// let cols = s.columns(); // a `PointColumns`: one slice per field
+    /// assert_eq!(cols.x, &[1.0, 2.0]);
+    /// assert_eq!(cols.y.iter().sum::<f32>(), 30.0);
+    /// ```
     #[inline(always)]
     pub fn columns(&self) -> T::Slices<'_> {
         T::make_slices(self.columns.slices())
     }
 
     /// Every column as a mutable slice, in dense order.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.insert(Point { x: 1.0, y: 10.0 });
+    /// s.insert(Point { x: 2.0, y: 20.0 });
+    /// let cols = s.columns_mut(); // a `PointColumnsMut`
+    /// for (x, y) in cols.x.iter_mut().zip(cols.y.iter()) {
+    ///     *x += y;
+    /// }
+    /// assert_eq!(s.columns().x, &[11.0, 22.0]);
+    /// ```
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::SlicesMut<'_> {
         T::make_slices_mut(self.columns.slices_mut())
     }
 
     /// Removes every object. No old id becomes live again.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 0.0, y: 0.0 });
+    /// s.clear();
+    /// assert!(s.is_empty());
+    /// let b = s.insert(Point { x: 0.0, y: 0.0 }); // same slot, next generation
+    /// assert!(!s.contains(a));
+    /// assert_ne!(a, b);
+    /// ```
     pub fn clear(&mut self) {
         self.table.clear();
         self.columns.clear();
     }
 
     /// `(id, fields)` of every object, in dense order.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 2.0, y: 0.0 });
+    /// let seen: Vec<_> = s.iter().map(|(id, p)| (id, *p.x)).collect();
+    /// assert_eq!(seen, [(a, 1.0), (b, 2.0)]);
+    /// ```
     pub fn iter(&self) -> Iter<'_, T, I> {
         Iter {
             ids: self.table.ids().iter(),
@@ -328,6 +756,20 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// `(id, mutable fields)` of every object, in dense order.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// for (id, p) in s.iter_mut() {
+    ///     *p.y = id.index() as f32 + 0.5;
+    /// }
+    /// assert_eq!(*s.get(a).unwrap().y, 0.5);
+    /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, T, I> {
         IterMut {
             ids: self.table.ids().iter(),
@@ -337,6 +779,20 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// Removes every object, yielding `(id, value)` from the last dense
     /// index to the first. Dropping the iterator removes the rest.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 2.0, y: 0.0 });
+    /// let drained: Vec<_> = s.drain().map(|(id, p)| (id, p.x)).collect();
+    /// assert_eq!(drained, [(b, 2.0), (a, 1.0)]);
+    /// assert!(s.is_empty() && !s.contains(a));
+    /// ```
     pub fn drain(&mut self) -> Drain<'_, T, I> {
         Drain { storage: self }
     }
@@ -354,6 +810,17 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// # Panics
     ///
     /// If `dense >= len()`.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// s.insert(Point { x: 1.0, y: 2.0 });
+    /// assert_eq!(*s.row(0).y, 2.0);
+    /// ```
     #[inline]
     #[track_caller]
     pub fn row(&self, dense: usize) -> T::Ref<'_> {
@@ -368,6 +835,18 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// # Panics
     ///
     /// If `dense >= len()`.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 1.0, y: 2.0 });
+    /// *s.row_mut(0).y = 5.0;
+    /// assert_eq!(*s.get(a).unwrap().y, 5.0);
+    /// ```
     #[inline]
     #[track_caller]
     pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
@@ -389,6 +868,19 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     ///
     /// If `keep` or a destructor panics, the objects removed so far stay
     /// removed and the rest stay live.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let ids: Vec<_> = (0..6).map(|i| s.insert(Point { x: i as f32, y: 0.0 })).collect();
+    /// s.retain_dense(|s, dense| *s.row(dense).x >= 3.0);
+    /// assert_eq!(s.len(), 3);
+    /// assert!(!s.contains(ids[0]) && s.contains(ids[5]));
+    /// ```
     pub fn retain_dense(&mut self, mut keep: impl FnMut(&mut Self, usize) -> bool) {
         let mut d = 0;
         while d < self.len() {
@@ -407,6 +899,21 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// compares the rows at dense indices `a` and `b`. Every id stays valid.
     ///
     /// If `compare` panics, nothing has moved.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let a = s.insert(Point { x: 3.0, y: 0.0 });
+    /// let b = s.insert(Point { x: 1.0, y: 0.0 });
+    /// s.sort_dense_by(|s, i, j| s.row(i).x.total_cmp(s.row(j).x));
+    /// assert_eq!(s.columns().x, &[1.0, 3.0]);
+    /// assert_eq!(s.ids(), &[b, a]); // the ids moved with their rows
+    /// assert_eq!(*s.get(a).unwrap().x, 3.0);
+    /// ```
     pub fn sort_dense_by(&mut self, mut compare: impl FnMut(&Self, usize, usize) -> Ordering) {
         let mut order: Vec<usize> = (0..self.len()).collect();
         order.sort_by(|&a, &b| compare(self, a, b));
@@ -437,6 +944,23 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// Checks the table's invariants and that the columns have one row per
     /// live id.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// for i in 0..10 {
+    ///     let id = s.insert(Point { x: i as f32, y: 0.0 });
+    ///     if i % 2 == 0 {
+    ///         s.remove(id);
+    ///     }
+    ///     s.check_invariants();
+    /// }
+    /// assert_eq!(s.len(), 5);
+    /// ```
     ///
     /// # Panics
     ///
@@ -529,6 +1053,25 @@ impl<T: Record, I: Id> FromIterator<T> for SoaStorage<T, I> {
 }
 
 /// `(id, fields)` of every object of a [`SoaStorage`], in dense order.
+///
+/// Returned by [`SoaStorage::iter`] and by a derived allocator's `iter()`
+/// (and `for .. in &allocator`); exact-size and double-ended.
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let mut points = PointAllocator::new();
+/// let a = points.insert(Point { x: 1.0, y: 2.0 });
+/// let b = points.insert(Point { x: 3.0, y: 4.0 });
+/// let mut iter = points.iter();
+/// assert_eq!(iter.len(), 2);
+/// let (last, p) = iter.next_back().unwrap();
+/// assert_eq!((last, *p.x), (b, 3.0));
+/// assert_eq!(iter.next().map(|(id, p)| (id, *p.y)), Some((a, 2.0)));
+/// ```
 pub struct Iter<'a, T: Record + 'a, I: Id> {
     ids: slice::Iter<'a, I>,
     rows: columns::Iter<'a, T::Columns>,
@@ -570,6 +1113,23 @@ impl<'a, T: Record + 'a, I: Id> ExactSizeIterator for Iter<'a, T, I> {}
 impl<'a, T: Record + 'a, I: Id> FusedIterator for Iter<'a, T, I> {}
 
 /// `(id, mutable fields)` of every object of a [`SoaStorage`], in dense order.
+///
+/// Returned by [`SoaStorage::iter_mut`] and by a derived allocator's
+/// `iter_mut()` (and `for .. in &mut allocator`).
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let mut points = PointAllocator::new();
+/// let a = points.insert(Point { x: 1.0, y: 2.0 });
+/// for (_id, p) in &mut points {
+///     *p.x *= 10.0;
+/// }
+/// assert_eq!(*points.get(a).unwrap().x, 10.0);
+/// ```
 pub struct IterMut<'a, T: Record + 'a, I: Id> {
     ids: slice::Iter<'a, I>,
     rows: columns::IterMut<'a, T::Columns>,
@@ -605,6 +1165,21 @@ impl<'a, T: Record + 'a, I: Id> FusedIterator for IterMut<'a, T, I> {}
 ///
 /// Dropping it removes (and drops) what was not yielded; leaking it
 /// (`mem::forget`) leaves those objects live.
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let mut points = PointAllocator::new();
+/// let a = points.insert(Point { x: 1.0, y: 2.0 });
+/// let b = points.insert(Point { x: 3.0, y: 4.0 });
+/// let mut drain = points.drain();
+/// assert_eq!(drain.next().map(|(id, p)| (id, p.x)), Some((b, 3.0)));
+/// drop(drain); // removes `a` too
+/// assert!(points.is_empty() && !points.contains(a));
+/// ```
 pub struct Drain<'a, T: Record, I: Id> {
     storage: &'a mut SoaStorage<T, I>,
 }
@@ -634,6 +1209,17 @@ impl<T: Record, I: Id> Drop for Drain<'_, T, I> {
 
 /// Owning iterator of a [`SoaStorage`], yielding `(id, value)` from the last
 /// dense index to the first.
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator, Debug, PartialEq)]
+/// struct Point { x: f32, y: f32 }
+///
+/// let points: PointAllocator = [1.0, 2.0].map(|x| Point { x, y: 0.0 }).into_iter().collect();
+/// let owned: Vec<Point> = points.into_iter().map(|(_id, p)| p).collect();
+/// assert_eq!(owned, [Point { x: 2.0, y: 0.0 }, Point { x: 1.0, y: 0.0 }]);
+/// ```
 pub struct IntoIter<T: Record, I: Id> {
     storage: SoaStorage<T, I>,
 }

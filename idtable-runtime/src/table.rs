@@ -78,6 +78,21 @@ pub struct TableConfig {
 /// What [`IdTable::remove`] did to the dense order: the element at `last`
 /// moved into `index` (nothing moved when `index == last`). A caller keeping
 /// columns does `column.swap_remove(index)` on each.
+///
+/// ```
+/// use idtable::{IdTable, Id32_32, SwapRemove};
+///
+/// let mut table = IdTable::<Id32_32>::new();
+/// let (a, _) = table.insert();
+/// let (_b, _) = table.insert();
+/// let (c, _) = table.insert();
+/// // Removing the first of three moves the last (dense 2) into dense 0...
+/// assert_eq!(table.remove(a), Some(SwapRemove { index: 0, last: 2 }));
+/// assert_eq!(table.dense_index(c), Some(0));
+/// // ...and removing the last moves nothing.
+/// let last = *table.ids().last().unwrap();
+/// assert_eq!(table.remove(last), Some(SwapRemove { index: 1, last: 1 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SwapRemove {
     /// The dense index the removed element occupied, now holding the element
@@ -163,6 +178,19 @@ impl core::error::Error for TableFull {}
 /// Memory: one `I::Bits` per slot plus one id per live object (8 bytes per
 /// live object for 32-bit layouts, 16 for [`Id32_32`](crate::Id32_32)), plus
 /// one `I::Bits` per queued free slot.
+///
+/// ```
+/// use idtable::{Id, IdTable, Id16_16};
+///
+/// let mut table = IdTable::<Id16_16>::new();
+/// let ids: Vec<_> = (0..4).map(|_| table.insert().0).collect();
+/// table.remove(ids[1]);
+/// assert_eq!(table.len(), 3);
+/// assert_eq!(table.slot_count(), 4); // slots are kept for reuse...
+/// assert_eq!(table.free_count(), 1); // ...in a FIFO queue
+/// assert!(!table.contains(ids[1]));
+/// table.check_invariants();
+/// ```
 pub struct IdTable<I: Id> {
     slots: Vec<I::Bits>,
     ids: Vec<I>,
@@ -203,6 +231,13 @@ impl<I: Id> IdTable<I> {
     const MASK: u64 = index_mask(I::INDEX_BITS);
 
     /// An empty table with the default [`TableConfig`].
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32, TableConfig};
+    /// let table = IdTable::<Id32_32>::new();
+    /// assert!(table.is_empty());
+    /// assert_eq!(table.config(), TableConfig::default());
+    /// ```
     pub const fn new() -> Self {
         Self::with_config(TableConfig {
             min_free: 0,
@@ -211,6 +246,19 @@ impl<I: Id> IdTable<I> {
     }
 
     /// An empty table with the given configuration.
+    ///
+    /// ```
+    /// use idtable::{Id, IdTable, Id32_32, TableConfig};
+    ///
+    /// let mut table = IdTable::<Id32_32>::with_config(TableConfig {
+    ///     min_free: 2,
+    ///     ..TableConfig::default()
+    /// });
+    /// let (a, _) = table.insert();
+    /// table.remove(a);
+    /// // One slot waits, fewer than `min_free`: a fresh index is taken.
+    /// assert_eq!(table.insert().0.index(), 1);
+    /// ```
     pub const fn with_config(config: TableConfig) -> Self {
         IdTable {
             slots: Vec::new(),
@@ -221,44 +269,122 @@ impl<I: Id> IdTable<I> {
     }
 
     /// The table's configuration.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id24_8, OnExhausted, TableConfig};
+    /// let config = TableConfig { min_free: 64, on_exhausted: OnExhausted::Wrap };
+    /// assert_eq!(IdTable::<Id24_8>::with_config(config).config().min_free, 64);
+    /// ```
     pub fn config(&self) -> TableConfig {
         self.config
     }
 
     /// Number of live ids (the dense length).
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, _) = table.insert();
+    /// table.insert();
+    /// assert_eq!(table.len(), 2);
+    /// table.remove(a);
+    /// assert_eq!(table.len(), 1);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
     /// `true` when no id is live.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// assert!(table.is_empty());
+    /// let (a, _) = table.insert();
+    /// assert!(!table.is_empty());
+    /// table.remove(a);
+    /// assert!(table.is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
     /// Number of slots ever issued (live, free and retired).
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, _) = table.insert();
+    /// table.remove(a);
+    /// table.insert(); // reuses slot 0
+    /// table.insert(); // takes slot 1
+    /// assert_eq!(table.slot_count(), 2);
+    /// ```
     pub fn slot_count(&self) -> usize {
         self.slots.len()
     }
 
     /// Number of freed slots waiting in the FIFO queue.
+    ///
+    /// ```
+    /// use idtable::{Id, IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, _) = table.insert();
+    /// let (b, _) = table.insert();
+    /// table.remove(a);
+    /// table.remove(b);
+    /// assert_eq!(table.free_count(), 2);
+    /// assert_eq!(table.insert().0.index(), a.index()); // oldest first
+    /// assert_eq!(table.free_count(), 1);
+    /// ```
     pub fn free_count(&self) -> usize {
         self.free.len()
     }
 
     /// Live ids in dense order: `ids()[d]` is the id at dense index `d`.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, _) = table.insert();
+    /// let (b, _) = table.insert();
+    /// let (c, _) = table.insert();
+    /// assert_eq!(table.ids(), &[a, b, c]);
+    /// table.remove(a); // `c` moves into dense index 0
+    /// assert_eq!(table.ids(), &[c, b]);
+    /// ```
     #[inline]
     pub fn ids(&self) -> &[I] {
         &self.ids
     }
 
     /// How many live ids fit before the dense array reallocates.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// assert_eq!(table.capacity(), 0);
+    /// table.reserve(100);
+    /// assert!(table.capacity() >= 100);
+    /// ```
     pub fn capacity(&self) -> usize {
         self.ids.capacity()
     }
 
     /// Reserves room for `additional` more live ids.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// table.reserve(10);
+    /// let cap = table.capacity();
+    /// for _ in 0..10 {
+    ///     table.insert();
+    /// }
+    /// assert_eq!(table.capacity(), cap); // no reallocation
+    /// ```
     pub fn reserve(&mut self, additional: usize) {
         self.ids.reserve(additional);
         let fresh_needed = additional.saturating_sub(self.free.len());
@@ -266,6 +392,16 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Shrinks the dense array and the free queue to fit.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// table.reserve(1000);
+    /// let (id, _) = table.insert();
+    /// table.shrink_to_fit();
+    /// assert!(table.capacity() < 1000);
+    /// assert!(table.contains(id));
+    /// ```
     pub fn shrink_to_fit(&mut self) {
         self.ids.shrink_to_fit();
         self.slots.shrink_to_fit();
@@ -337,6 +473,16 @@ impl<I: Id> IdTable<I> {
     /// Issues a new id. Returns it and its dense index (always the old
     /// [`len`](IdTable::len)), or [`TableFull`] when every index of the
     /// layout is live or retired.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32};
+    ///
+    /// let mut table = IdTable::<Id32<1>>::new(); // one usable index
+    /// let (id, dense) = table.try_insert().unwrap();
+    /// assert_eq!(dense, 0);
+    /// assert!(table.try_insert().is_err()); // full: the table is unchanged
+    /// assert_eq!(table.ids(), &[id]);
+    /// ```
     #[inline]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
         let dense = self.ids.len();
@@ -362,10 +508,26 @@ impl<I: Id> IdTable<I> {
 
     /// Issues a new id, like [`try_insert`](IdTable::try_insert).
     ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, da) = table.insert();
+    /// let (b, db) = table.insert();
+    /// assert_eq!((da, db), (0, 1)); // always appended to the dense order
+    /// assert_ne!(a, b);
+    /// ```
+    ///
     /// # Panics
     ///
     /// When every index of the layout is live or retired; the message names
     /// the layout.
+    ///
+    /// ```should_panic
+    /// use idtable::{IdTable, Id32};
+    /// let mut table = IdTable::<Id32<1>>::new();
+    /// table.insert();
+    /// table.insert(); // panics: "id table full: ... Id1_31 layout ..."
+    /// ```
     #[inline]
     #[track_caller]
     pub fn insert(&mut self) -> (I, usize) {
@@ -377,6 +539,20 @@ impl<I: Id> IdTable<I> {
 
     /// The dense index of `id` if it is live, else `None` (stale, forged
     /// bits this table never issued, or the reserved index).
+    ///
+    /// ```
+    /// use idtable::{Id, IdTable, Id24_8};
+    ///
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// let (a, _) = table.insert();
+    /// let (b, _) = table.insert();
+    /// assert_eq!(table.dense_index(b), Some(1));
+    /// table.remove(a);
+    /// assert_eq!(table.dense_index(b), Some(0)); // moved into the gap
+    /// assert_eq!(table.dense_index(a), None); // stale
+    /// let forged = Id24_8::from_bits(0x0700_0001).unwrap(); // slot 1, generation 7
+    /// assert_eq!(table.dense_index(forged), None);
+    /// ```
     #[inline(always)]
     pub fn dense_index(&self, id: I) -> Option<usize> {
         self.dense_or_vacant(id)
@@ -384,6 +560,15 @@ impl<I: Id> IdTable<I> {
     }
 
     /// `true` if `id` is live in this table.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let (a, _) = table.insert();
+    /// assert!(table.contains(a));
+    /// table.remove(a);
+    /// assert!(!table.contains(a));
+    /// ```
     #[inline]
     pub fn contains(&self, id: I) -> bool {
         self.dense_index(id).is_some()
@@ -406,6 +591,22 @@ impl<I: Id> IdTable<I> {
     /// Removes `id` if it is live. Returns how the dense order changed: the
     /// caller moves its last column element into [`SwapRemove::index`]
     /// (`Vec::swap_remove` does exactly that).
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let mut hp: Vec<u32> = Vec::new(); // a column of our own
+    /// let (a, _) = table.insert();
+    /// hp.push(10);
+    /// let (b, _) = table.insert();
+    /// hp.push(20);
+    ///
+    /// let moved = table.remove(a).unwrap();
+    /// assert_eq!(hp.swap_remove(moved.index), 10);
+    /// assert_eq!(hp[table.dense_index(b).unwrap()], 20);
+    /// assert_eq!(table.remove(a), None); // already gone
+    /// ```
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
         let dense = self.dense_index(id)?;
@@ -434,6 +635,16 @@ impl<I: Id> IdTable<I> {
 
     /// Removes every id. No id issued before becomes live again: each slot
     /// is queued for reuse with its next generation, or retired.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let old: Vec<_> = (0..3).map(|_| table.insert().0).collect();
+    /// table.clear();
+    /// assert!(table.is_empty());
+    /// let new: Vec<_> = (0..3).map(|_| table.insert().0).collect();
+    /// assert!(old.iter().all(|id| !table.contains(*id) && !new.contains(id)));
+    /// ```
     pub fn clear(&mut self) {
         let ids = core::mem::take(&mut self.ids);
         for &id in &ids {
@@ -446,6 +657,18 @@ impl<I: Id> IdTable<I> {
     /// Swaps the elements at dense indices `a` and `b`, keeping both ids
     /// valid. The caller swaps its columns the same way.
     ///
+    /// ```
+    /// use idtable::{IdTable, Id32_32};
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let mut names = vec!["a", "b"];
+    /// let (a, _) = table.insert();
+    /// let (b, _) = table.insert();
+    /// table.swap_dense(0, 1);
+    /// names.swap(0, 1);
+    /// assert_eq!(names[table.dense_index(a).unwrap()], "a");
+    /// assert_eq!(table.ids(), &[b, a]);
+    /// ```
+    ///
     /// # Panics
     ///
     /// If `a` or `b` is not below [`len`](IdTable::len).
@@ -457,7 +680,21 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// Checks every invariant listed on [`IdTable`].
+    /// Checks every invariant listed on [`IdTable`]. Meant for tests of
+    /// code that drives a table; it walks every slot.
+    ///
+    /// ```
+    /// use idtable::{IdTable, Id24_8};
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// for round in 0..100 {
+    ///     let (id, _) = table.insert();
+    ///     if round % 3 == 0 {
+    ///         table.remove(id);
+    ///     }
+    ///     table.check_invariants();
+    /// }
+    /// assert_eq!(table.len(), 66);
+    /// ```
     ///
     /// # Panics
     ///

@@ -246,8 +246,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                     .sort_dense_by(|storage, a, b| compare(storage.row(a), storage.row(b)))
             }
 
-            /// Sorts the rows by the key `key` extracts (stable); every id
-            /// stays valid.
+            /// Sorts the rows by the key that `key` returns for each (stable);
+            /// every id stays valid.
             pub fn sort_by_key<#key_param: ::core::cmp::Ord>(
                 &mut self,
                 mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,

@@ -16,9 +16,11 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let record = ctx.record_link();
     let doc = format!(
         "Generational id of a {record} in a [`{allocator}`].\n\n\
-         A copy of the layout's bits (`{layout}`), typed so that it can only \
-         be used with [`{allocator}`]. An id of a removed {record} resolves to \
-         nothing, never to another one.",
+         An index and a generation in one integer, laid out as `{layout}`, \
+         and typed so that it can only be used with a [`{allocator}`]. An id \
+         of a removed {record} resolves to nothing, never to another one.\n\n\
+         Ids carry no allocator identity: two `{allocator}`s can issue the same \
+         id, so keep each id with the allocator that issued it.",
         layout = ctx.layout_name(),
     );
     let id_trait = quote!(#krate::Id);
@@ -66,7 +68,9 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             pub fn index(self) -> usize {
                 #id_trait::index(self)
             }
-            /// Which issue of its slot this id is (never 0).
+            /// Which issue of its slot this id is (never 0). The integer is
+            /// the layout's: `u32` for `Id32` layouts, `u64` for `Id64` ones
+            /// such as the default `Id32_32`.
             #[inline(always)]
             pub fn generation(self) -> #bits {
                 #id_trait::generation(self)
@@ -78,7 +82,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 #id_trait::to_bits(self)
             }
             /// The id with these bits, or `None` if the generation part is 0.
-            /// An id that was never issued resolves to nothing.
+            /// Bits the allocator never issued resolve to nothing there,
+            /// never to another object.
             #[inline(always)]
             pub fn from_bits(bits: #bits) -> ::core::option::Option<Self> {
                 #id_trait::from_bits(bits)

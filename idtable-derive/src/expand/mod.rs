@@ -59,9 +59,24 @@ impl Ctx<'_> {
     /// `for<'__x> Field: Trait` for every field type: a bound that holds
     /// exactly when every field implements the trait, written so that it is
     /// not rejected as trivially false on a struct without generics.
+    /// Each type is bounded once, however many fields share it.
     pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
-        let tys = self.input.fields.iter().map(|f| f.ty);
+        let tys = self.distinct_field_types();
         quote!(#(for<'__soa_x> #tys: #bound,)*)
+    }
+
+    /// The field types, each once (compared as written).
+    pub fn distinct_field_types(&self) -> Vec<&Type> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for ty in self.input.fields.iter().map(|f| f.ty) {
+            let key = quote!(#ty).to_string();
+            if !seen.contains(&key) {
+                seen.push(key);
+                out.push(ty);
+            }
+        }
+        out
     }
 
     /// Nests `items` as the balanced pair tree the runtime's `Columns`

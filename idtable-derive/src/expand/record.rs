@@ -20,7 +20,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let names = ctx.names;
     let lt = &names.lifetime;
     let record = ctx.record_link();
-    let alloc = format!("[`{}`]", names.allocator);
+    let allocator = &names.allocator;
+    let alloc = format!("[`{allocator}`]");
     let views = [
         View {
             name: &names.refs,
@@ -46,7 +47,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             name: &names.columns,
             doc: format!(
                 "Every column of a {alloc}: one slice per field of {record}, in dense \
-                 order and parallel to `ids()`."
+                 order. Row `i` of every column belongs to the id at `ids()[i]` \
+                 (see [`{allocator}::ids`])."
             ),
             field_doc: "Column of",
             wrap: &|ty| quote!(&#lt [#ty]),
@@ -56,7 +58,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             name: &names.columns_mut,
             doc: format!(
                 "Every column of a {alloc}, mutably: one slice per field of {record}, \
-                 in dense order and parallel to `ids()`. Write hot loops over these."
+                 in dense order. Row `i` of every column belongs to the id at `ids()[i]` \
+                 (see [`{allocator}::ids`]). Write hot loops over these."
             ),
             field_doc: "Mutable column of",
             wrap: &|ty| quote!(&#lt mut [#ty]),

@@ -31,6 +31,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let idents: Vec<_> = fields.iter().map(|f| f.ident).collect();
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
     let tys = ctx.field_types();
+    let bound_tys = ctx.distinct_field_types();
     let field_count = fields.len();
     let locals: Vec<_> = (0..field_count)
         .map(|i| format_ident!("__soa_column_{}", i))
@@ -42,7 +43,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let bounded = |bound: &dyn Fn(&syn::Type) -> TokenStream| {
         let mut g = generics.clone();
         let w = g.make_where_clause();
-        for ty in &tys {
+        for ty in &bound_tys {
             w.predicates
                 .push(syn::parse2(bound(ty)).expect("a where predicate"));
         }
@@ -66,7 +67,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
     // The owned helpers that serde_derive reads into; their bounds are the
     // outer impl's, spelled for serde's own `'de`.
-    let helper_bound: String = tys
+    let helper_bound: String = bound_tys
         .iter()
         .map(|ty| format!("{}: {serde_path}::Deserialize<'de>,", quote!(#ty)))
         .collect();

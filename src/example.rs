@@ -1,0 +1,165 @@
+//! What `#[derive(SoaAllocator)]` generates, rendered by rustdoc.
+//!
+//! This module holds one small derived struct, [`Particle`], so that the
+//! items the derive writes for it can be read here as they appear in a
+//! user's own `cargo doc`: [`ParticleId`], [`ParticleAllocator`] (every
+//! method, with the doc comments the derive gives it), [`ParticleRef`],
+//! [`ParticleMut`], [`ParticleColumns`] and [`ParticleColumnsMut`].
+//!
+//! It exists only in documentation builds (and in the crate's own unit tests,
+//! which check that it compiles): `#[cfg(any(doc, test))]`. Compiled always,
+//! it would run the derive and generate code in every build of every crate
+//! that depends on idtable, and `idtable::example::Particle` would become
+//! public API that no one should use. Under `cfg(doc)` it costs users
+//! nothing.
+//!
+//! # The struct
+//!
+//! ```rust
+//! use idtable::SoaAllocator;
+//!
+//! /// A point mass moving in the plane.
+//! #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+//! #[soa(id = idtable::Id24_8, min_free = 16)]
+//! pub struct Particle {
+//!     /// Position.
+//!     pub pos: [f32; 2],
+//!     /// Velocity, per second.
+//!     pub vel: [f32; 2],
+//!     /// Mass.
+//!     pub mass: f32,
+//! }
+//!
+//! let mut particles = ParticleAllocator::new();
+//! let id: ParticleId = particles.insert(Particle { pos: [0.0, 0.0], vel: [1.0, 2.0], mass: 1.0 });
+//!
+//! let p: ParticleRef<'_> = particles.get(id).unwrap();
+//! assert_eq!(*p.mass, 1.0);
+//! let p: ParticleMut<'_> = particles.get_mut(id).unwrap();
+//! p.pos[0] = 5.0;
+//! let cols: ParticleColumnsMut<'_> = particles.columns_mut();
+//! cols.mass[0] = 2.0;
+//! let cols: ParticleColumns<'_> = particles.columns();
+//! assert_eq!((cols.pos, cols.mass), (&[[5.0, 0.0]][..], &[2.0][..]));
+//! assert_eq!(std::mem::size_of::<Option<ParticleId>>(), 4);
+//! ```
+//!
+//! (Inside this crate the struct is declared with `#[soa(crate = crate)]`,
+//! since the generated code names the runtime as `::idtable` by default; a
+//! crate that re-exports idtable uses the same option with its own path.
+//! With the `serde` feature it is also `#[soa(serde)]`, and with `rayon`
+//! the allocator has its parallel iterators, so docs built with
+//! `--all-features` show those impls and methods too.)
+//!
+//! # The generated items, abridged
+//!
+//! Signatures only, bodies left out; every item has the visibility of the
+//! struct. `'a` is the borrow of the allocator.
+//!
+//! ```text
+//! /// Generational id of a Particle in a ParticleAllocator.
+//! #[repr(transparent)]
+//! #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)] // and Debug: "ParticleId(3v1)"
+//! pub struct ParticleId(Id24_8);
+//!
+//! impl TypedId for ParticleId { type Layout = Id24_8; /* from_layout, to_layout */ }
+//! impl ParticleId {                          // also through the `Id` trait
+//!     pub fn index(self) -> usize;
+//!     pub fn generation(self) -> u32;        // the layout's integer: u32 here, u64 for Id32_32
+//!     pub fn to_bits(self) -> u32;
+//!     pub fn from_bits(bits: u32) -> Option<ParticleId>;
+//! }
+//!
+//! /// One reference per field (Clone + Copy + Debug).
+//! pub struct ParticleRef<'a> { pub pos: &'a [f32; 2], pub vel: &'a [f32; 2], pub mass: &'a f32 }
+//! impl ParticleRef<'_> { pub fn to_owned(&self) -> Particle; }  // when every field is Clone
+//!
+//! /// One mutable reference per field (Debug).
+//! pub struct ParticleMut<'a> { pub pos: &'a mut [f32; 2], pub vel: &'a mut [f32; 2], pub mass: &'a mut f32 }
+//!
+//! /// One slice per field, in dense order (Clone + Copy + Debug).
+//! pub struct ParticleColumns<'a> { pub pos: &'a [[f32; 2]], pub vel: &'a [[f32; 2]], pub mass: &'a [f32] }
+//!
+//! /// One mutable slice per field, in dense order (Debug).
+//! pub struct ParticleColumnsMut<'a> { pub pos: &'a mut [[f32; 2]], pub vel: &'a mut [[f32; 2]], pub mass: &'a mut [f32] }
+//!
+//! /// The allocator: a SoaStorage<Particle, ParticleId> inside.
+//! pub struct ParticleAllocator { /* private */ }
+//!
+//! impl ParticleAllocator {
+//!     pub const fn new() -> Self;
+//!     pub fn with_capacity(capacity: usize) -> Self;
+//!     pub fn len(&self) -> usize;
+//!     pub fn is_empty(&self) -> bool;
+//!     pub fn capacity(&self) -> usize;
+//!     pub fn reserve(&mut self, additional: usize);
+//!     pub fn shrink_to_fit(&mut self);
+//!     pub fn clear(&mut self);
+//!
+//!     pub fn insert(&mut self, value: Particle) -> ParticleId;
+//!     pub fn try_insert(&mut self, value: Particle) -> Result<ParticleId, InsertError<Particle>>;
+//!     pub fn insert_with_id(&mut self, make: impl FnOnce(ParticleId) -> Particle) -> ParticleId;
+//!     pub fn remove(&mut self, id: ParticleId) -> Option<Particle>;
+//!     pub fn contains(&self, id: ParticleId) -> bool;
+//!
+//!     pub fn get(&self, id: ParticleId) -> Option<ParticleRef<'_>>;
+//!     pub fn get_mut(&mut self, id: ParticleId) -> Option<ParticleMut<'_>>;
+//!     pub fn get_disjoint_mut<const N: usize>(&mut self, ids: [ParticleId; N])
+//!         -> Option<[ParticleMut<'_>; N]>;
+//!
+//!     pub fn columns(&self) -> ParticleColumns<'_>;
+//!     pub fn columns_mut(&mut self) -> ParticleColumnsMut<'_>;
+//!     pub fn ids(&self) -> &[ParticleId];
+//!     pub fn dense_index(&self, id: ParticleId) -> Option<usize>;
+//!
+//!     pub fn iter(&self) -> storage::Iter<'_, Particle, ParticleId>;        // (ParticleId, ParticleRef)
+//!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, Particle, ParticleId>; // (ParticleId, ParticleMut)
+//!     pub fn drain(&mut self) -> storage::Drain<'_, Particle, ParticleId>;  // (ParticleId, Particle)
+//!     pub fn retain(&mut self, keep: impl FnMut(ParticleId, ParticleMut<'_>) -> bool);
+//!     pub fn sort_by(&mut self, compare: impl FnMut(ParticleRef<'_>, ParticleRef<'_>) -> Ordering);
+//!     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(ParticleRef<'_>) -> K);
+//!
+//!     pub fn id_table(&self) -> &IdTable<ParticleId>;
+//!     pub fn check_invariants(&self);
+//! }
+//!
+//! impl Default for ParticleAllocator;
+//! impl Debug for ParticleAllocator;          // when every field is Debug: a map id => ParticleRef
+//! impl Clone for ParticleAllocator;          // when every field is Clone
+//! impl Extend<Particle> for ParticleAllocator;
+//! impl FromIterator<Particle> for ParticleAllocator;
+//! impl IntoIterator for ParticleAllocator;   // (ParticleId, Particle), storage::IntoIter
+//! impl IntoIterator for &ParticleAllocator;  // same as iter()
+//! impl IntoIterator for &mut ParticleAllocator; // same as iter_mut()
+//!
+//! impl Record for Particle {                 // how Particle splits into columns
+//!     type Columns = (Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>));
+//!     type Values = ([f32; 2], ([f32; 2], f32));
+//!     type Ref<'a> = ParticleRef<'a>;
+//!     type Mut<'a> = ParticleMut<'a>;
+//!     type Slices<'a> = ParticleColumns<'a>;
+//!     type SlicesMut<'a> = ParticleColumnsMut<'a>;
+//!     /* into_values, from_values, make_ref, make_mut, make_slices, make_slices_mut */
+//! }
+//! ```
+//!
+//! The generated doc comments hold no examples on purpose: a doc test in
+//! generated code would run in every user's crate. The examples are on the
+//! runtime items the allocator forwards to ([`SoaStorage`](crate::SoaStorage)
+//! has one per method) and in the [crate guide](crate).
+
+use crate::SoaAllocator;
+
+/// A point mass moving in the plane: the struct this module derives an
+/// allocator for.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(crate = crate, id = crate::Id24_8, min_free = 16)]
+#[cfg_attr(feature = "serde", soa(serde))]
+pub struct Particle {
+    /// Position.
+    pub pos: [f32; 2],
+    /// Velocity, per second.
+    pub vel: [f32; 2],
+    /// Mass.
+    pub mass: f32,
+}
