@@ -6,4 +6,7 @@
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.compile_fail("tests/ui/*.rs");
+    // Parallel iterators exist only with the `rayon` feature.
+    #[cfg(feature = "rayon")]
+    cases.compile_fail("tests/ui-rayon/*.rs");
 }
