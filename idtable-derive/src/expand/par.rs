@@ -44,17 +44,17 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         "`(id, references)` for every object, in dense order, as a rayon parallel \
          iterator. Exists when every field of {record} is `Sync`.\n\n\
          It is indexed: `zip`, `enumerate` and `collect` into a `Vec` keep the dense \
-         order, parallel to [`ids`](Self::ids). For loops over a few fields, rayon's \
-         slice iterators over [`columns`](Self::columns) are faster. Examples: \
+         order, parallel to [`ids`](Self::ids). Loops that need no id can also run \
+         rayon's slice iterators over [`columns`](Self::columns). Examples: \
          [`{module}`]({module})."
     );
     let doc_par_iter_mut = format!(
         "`(id, mutable references)` for every object, in dense order, as a rayon \
          parallel iterator; each row goes to one thread. Exists when every field of \
          {record} is `Send`.\n\n\
-         It is indexed, like [`par_iter`](Self::par_iter). For loops over a few \
-         fields, rayon's slice iterators over [`columns_mut`](Self::columns_mut) are \
-         faster. Examples: [`{module}`]({module})."
+         It is indexed, like [`par_iter`](Self::par_iter). Loops that need no id can \
+         also run rayon's slice iterators over [`columns_mut`](Self::columns_mut). \
+         Examples: [`{module}`]({module})."
     );
 
     quote! {
