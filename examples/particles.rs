@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example particles
 //! cargo run --release --example particles -- --frames 600 --particles 250000
+//! cargo run --release --example particles --features rayon -- --parallel
 //! ```
 //!
 //! What it shows:
@@ -15,6 +16,10 @@
 //!   id: it walks the columns as slices. The `[f32; 3]` columns are flattened
 //!   with `as_flattened_mut()` / `as_flattened()`, so `pos += vel * dt` is a
 //!   loop over two plain `f32` slices that the compiler vectorises.
+//!   With `--parallel` (feature `rayon`) the same loops run on rayon's
+//!   thread pool: the columns are cut into chunks at the same indices and
+//!   each thread runs the serial kernel on its chunks. Every particle sees
+//!   the same arithmetic, so the checksum is the same in both modes.
 //! * **Churn every frame.** Particles age and die (lifetime over, or fallen
 //!   through the floor); `retain` removes them, and emitters spawn new ones to
 //!   keep the population at its target. Freed slots are reused FIFO.
@@ -33,7 +38,8 @@
 //! differ. Options: `--frames N` (default 120: two seconds of game time, in
 //! which twice as many particles die and respawn as are alive at once),
 //! `--particles N` (default 1,000,000), `--emitters N` (default one per
-//! 1,000 particles).
+//! 1,000 particles), `--parallel` (integrate with rayon; needs
+//! `--features rayon`).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -106,18 +112,27 @@ impl SplitMix64 {
     }
 }
 
-const USAGE: &str = "usage: particles [--frames N] [--particles N] [--emitters N]";
+const USAGE: &str = "usage: particles [--frames N] [--particles N] [--emitters N] [--parallel]";
+
+/// Particles per task of the parallel integration step: large enough that
+/// a task's work dwarfs rayon's cost of handing it out, small enough that a
+/// million particles make dozens of tasks to balance over the threads.
+#[cfg(feature = "rayon")]
+const CHUNK: usize = 16 * 1024;
 
 struct Options {
     frames: usize,
     particles: usize,
     emitters: usize,
+    /// Integrate on rayon's thread pool.
+    parallel: bool,
 }
 
 fn parse_options() -> Result<Options, String> {
     let mut frames = 120;
     let mut particles = 1_000_000;
     let mut emitters = None;
+    let mut parallel = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| -> Result<usize, String> {
@@ -132,6 +147,15 @@ fn parse_options() -> Result<Options, String> {
             "--frames" => frames = value("--frames")?,
             "--particles" => particles = value("--particles")?,
             "--emitters" => emitters = Some(value("--emitters")?.max(1)),
+            "--parallel" if cfg!(feature = "rayon") => parallel = true,
+            "--parallel" => {
+                return Err(
+                    "--parallel runs the integration step with rayon, which this build \
+                     does not include: add `--features rayon`, as in\n  \
+                     cargo run --release --example particles --features rayon -- --parallel"
+                        .to_string(),
+                )
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -151,6 +175,7 @@ fn parse_options() -> Result<Options, String> {
         frames,
         particles,
         emitters: emitters.unwrap_or((particles / 1000).max(1)),
+        parallel,
     })
 }
 
@@ -190,6 +215,7 @@ fn run(options: &Options) {
         frames,
         particles: target,
         emitters: emitter_count,
+        parallel,
     } = *options;
     print_header(options);
 
@@ -228,7 +254,11 @@ fn run(options: &Options) {
         let frame_start = Instant::now();
 
         // 1. Integrate: hot loops over the columns, no id in sight.
-        integrate(&mut particles);
+        if parallel {
+            integrate_parallel(&mut particles);
+        } else {
+            integrate(&mut particles);
+        }
         let after_integrate = Instant::now();
 
         // 2. Despawn whatever expired or fell through the floor. `retain`
@@ -331,9 +361,36 @@ fn spawn(
 /// The integration step: every loop runs over whole columns.
 fn integrate(particles: &mut ParticleAllocator) {
     let columns = particles.columns_mut();
+    integrate_rows(columns.pos, columns.vel, columns.age);
+}
 
+/// The integration step on rayon's pool: the columns are cut into chunks of
+/// `CHUNK` rows at the same indices, so each task gets the `pos`, `vel` and
+/// `age` of the same particles and runs the serial kernel on them.
+#[cfg(feature = "rayon")]
+fn integrate_parallel(particles: &mut ParticleAllocator) {
+    use rayon::prelude::*;
+
+    let columns = particles.columns_mut();
+    columns
+        .pos
+        .par_chunks_mut(CHUNK)
+        .zip(columns.vel.par_chunks_mut(CHUNK))
+        .zip(columns.age.par_chunks_mut(CHUNK))
+        .for_each(|((pos, vel), age)| integrate_rows(pos, vel, age));
+}
+
+/// Never called: `--parallel` is rejected when rayon is not built in.
+#[cfg(not(feature = "rayon"))]
+fn integrate_parallel(_: &mut ParticleAllocator) {
+    unreachable!("--parallel needs the rayon feature")
+}
+
+/// The integration kernel over rows of the `pos`, `vel` and `age` columns
+/// (whole columns, or one chunk of each).
+fn integrate_rows(pos: &mut [[f32; 3]], vel: &mut [[f32; 3]], age: &mut [f32]) {
     // Per-axis work reads a row as `[f32; 3]`: drag everywhere, gravity on y.
-    for v in columns.vel.iter_mut() {
+    for v in vel.iter_mut() {
         v[0] *= DRAG;
         v[1] = v[1] * DRAG - GRAVITY * DT;
         v[2] *= DRAG;
@@ -341,13 +398,13 @@ fn integrate(particles: &mut ParticleAllocator) {
 
     // Uniform work flattens the rows: `pos += vel * dt` over 3n plain `f32`s,
     // no stride, no per-particle branch — this is the loop that vectorises.
-    let pos = columns.pos.as_flattened_mut();
-    let vel = columns.vel.as_flattened();
+    let pos = pos.as_flattened_mut();
+    let vel = vel.as_flattened();
     for (p, v) in pos.iter_mut().zip(vel) {
         *p += *v * DT;
     }
 
-    for age in columns.age.iter_mut() {
+    for age in age.iter_mut() {
         *age += DT;
     }
 }
@@ -413,7 +470,28 @@ fn print_header(options: &Options) {
         "  frame    integrate (columns_mut) -> despawn (retain) -> \
          emitters check their ids (get) -> spawn (insert)"
     );
+    println!("  mode     {}", mode(options));
     println!();
+}
+
+/// How the integration step runs, for the header.
+fn mode(options: &Options) -> String {
+    #[cfg(feature = "rayon")]
+    if options.parallel {
+        return format!(
+            "parallel: integrate on rayon's pool of {} threads, chunks of {} particles; \
+             the rest of the frame serial",
+            rayon::current_num_threads(),
+            thousands(CHUNK as u64)
+        );
+    }
+    let _ = options;
+    let hint = if cfg!(feature = "rayon") {
+        "--parallel"
+    } else {
+        "--features rayon -- --parallel"
+    };
+    format!("serial: one thread (parallel integration: {hint})")
 }
 
 fn print_summary(
@@ -460,7 +538,11 @@ fn print_summary(
             "integrate",
             &mut t.integrate,
             "particle",
-            "columns_mut, sequential",
+            if options.parallel {
+                "columns_mut, parallel"
+            } else {
+                "columns_mut, sequential"
+            },
         ),
         ("despawn", &mut t.despawn, "particle", "retain"),
         ("id check", &mut t.check, "id", "get, random access"),

@@ -1,7 +1,7 @@
 //! Compile-fail tests: each file in `tests/ui/` holds one mistake, and its
 //! `.stderr` the error a user sees, pointing at the token to change.
 //! `tests/ui-serde/` runs with the `serde` feature, `tests/ui-no-serde/`
-//! without it.
+//! without it, `tests/ui-rayon/` with the `rayon` feature.
 
 #[test]
 #[cfg_attr(miri, ignore = "trybuild runs rustc")]
@@ -12,4 +12,7 @@ fn ui() {
     cases.compile_fail("tests/ui-serde/*.rs");
     #[cfg(not(feature = "serde"))]
     cases.compile_fail("tests/ui-no-serde/*.rs");
+    // Parallel iterators exist only with the `rayon` feature.
+    #[cfg(feature = "rayon")]
+    cases.compile_fail("tests/ui-rayon/*.rs");
 }

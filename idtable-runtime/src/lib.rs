@@ -7,7 +7,8 @@
 //! * [`columns`]: every column of an allocator in one allocation;
 //! * [`storage`]: [`SoaStorage`], table and columns kept in step, which
 //!   every derived allocator wraps;
-//! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer.
+//! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer;
+//! * `par` (feature `rayon`): parallel iterators over [`SoaStorage`].
 //!
 //! Users depend on the `idtable` facade crate, which re-exports this crate,
 //! so every item here is also reachable as `idtable::...`:
@@ -37,6 +38,8 @@ extern crate std;
 pub mod columns;
 pub mod data;
 pub mod id;
+#[cfg(feature = "rayon")]
+pub mod par;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod storage;

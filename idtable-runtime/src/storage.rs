@@ -1161,6 +1161,33 @@ impl<'a, T: Record + 'a, I: Id> DoubleEndedIterator for IterMut<'a, T, I> {
 impl<'a, T: Record + 'a, I: Id> ExactSizeIterator for IterMut<'a, T, I> {}
 impl<'a, T: Record + 'a, I: Id> FusedIterator for IterMut<'a, T, I> {}
 
+/// `SplitAt` for `Iter` and `IterMut`: ids and rows split at the same index,
+/// so each half still pairs every id with its row.
+#[cfg(feature = "rayon")]
+macro_rules! split_at {
+    ($iter:ident) => {
+        impl<T: Record, I: Id> crate::par::SplitAt for $iter<'_, T, I> {
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let (rows, rest_rows) = self.rows.split_at(mid);
+                let (ids, rest) = self.ids.as_slice().split_at(mid);
+                let left = $iter {
+                    ids: ids.iter(),
+                    rows,
+                };
+                let right = $iter {
+                    ids: rest.iter(),
+                    rows: rest_rows,
+                };
+                (left, right)
+            }
+        }
+    };
+}
+#[cfg(feature = "rayon")]
+split_at!(Iter);
+#[cfg(feature = "rayon")]
+split_at!(IterMut);
+
 /// Removes every object of a [`SoaStorage`], yielding `(id, value)`.
 ///
 /// Dropping it removes (and drops) what was not yielded; leaking it

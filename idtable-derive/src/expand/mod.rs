@@ -6,8 +6,9 @@ mod par;
 mod record;
 mod serde;
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Generics, LifetimeParam, Type};
 
 use crate::ast::Input;
@@ -58,11 +59,16 @@ impl Ctx<'_> {
 
     /// `for<'__x> Field: Trait` for every field type: a bound that holds
     /// exactly when every field implements the trait, written so that it is
-    /// not rejected as trivially false on a struct without generics.
-    /// Each type is bounded once, however many fields share it.
+    /// not rejected as trivially false on a struct without generics. Each
+    /// type is bounded once, however many fields share it, and each bound
+    /// carries its field type's span, so an unmet one points there.
     pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
-        let tys = self.distinct_field_types();
-        quote!(#(for<'__soa_x> #tys: #bound,)*)
+        let bounds = self.distinct_field_types().into_iter().map(|ty| {
+            let span = ty.span();
+            let bound = respan(bound.clone(), span);
+            quote_spanned!(span=> for<'__soa_x> #ty: #bound,)
+        });
+        quote!(#(#bounds)*)
     }
 
     /// The field types, each once (compared as written).
@@ -163,6 +169,24 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         #par
         #serde
     }
+}
+
+/// `tokens` with every span set to `span`, so that a diagnostic about them
+/// points at the user's token.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 fn to_compile_errors(errors: Vec<syn::Error>) -> TokenStream {
