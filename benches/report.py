@@ -261,7 +261,7 @@ def section() -> str:
         f"* Machine: {machine()}.",
         f"* Measured: {measured_date('new', GROUPS)} (full run); `insert` under the glibc tunables "
         f"{measured_date('tuned', ['insert'])}. Generated {now:%Y-%m-%d %H:%M} UTC.",
-        "* The machine is shared and noisy (2 cores, other engineers compiling during the run). Read the",
+        "* The machine is shared and noisy (2 cores, other jobs running during the run). Read the",
         "  **ratios within one run** (medians, same run, same N), not the absolute times: absolute ns are",
         "  printed only so the ratios can be checked.",
         "* Record: 64 bytes, 8 fields (`pos: [f32; 3], vel: [f32; 3], mass, charge, age: f32, flags: u32,",
