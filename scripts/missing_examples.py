@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """List the public items of idtable whose docs have no runnable, asserting example.
 
-Usage: python3 scripts/missing_examples.py [--no-build]
+Usage: python3 scripts/missing_examples.py [--all-features] [--no-build]
 
 Builds the rustdoc JSON of the facade (`idtable`) and the runtime
 (`idtable-runtime`) with a nightly toolchain (`cargo +nightly rustdoc ...
---output-format json`, default features, into `target/doc-json`), walks
+--output-format json`, default features or `--all-features`, into `target/doc-json`), walks
 every public item from each crate root and prints those that lack an
 example. Exits 1 if any is missing, so CI can run it where a nightly
 toolchain is installed.
@@ -35,7 +35,8 @@ constants of traits. Rules for what shares an example:
   checked by the docs written on the re-export, which rustdoc shows with the
   item and runs as doc tests of the facade (a proc-macro crate cannot run
   an example of its own derive);
-* items behind the `serde` and `rayon` features are not built here.
+* items behind the `serde` and `rayon` features are checked with
+  `--all-features` (which builds the docs with every feature on).
 """
 
 import json
@@ -54,9 +55,11 @@ RUNNABLE_INFO = {"", "rust", "should_panic"}
 
 
 def build(package):
+    features = ["--all-features"] if "--all-features" in sys.argv else []
     subprocess.run(
-        ["cargo", "+nightly", "rustdoc", "-q", "-p", package, "--lib", "--target-dir", TARGET,
-         "--", "-Z", "unstable-options", "--output-format", "json"],
+        ["cargo", "+nightly", "rustdoc", "-q", "-p", package, "--lib", "--target-dir", TARGET]
+        + features
+        + ["--", "-Z", "unstable-options", "--output-format", "json"],
         cwd=ROOT, check=True,
     )
 

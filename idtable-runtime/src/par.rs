@@ -127,6 +127,22 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     ///
     /// Derived allocators forward their `par_iter()` here; see the
     /// [module docs](self).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    /// use rayon::prelude::*;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Shot { damage: u32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let a = shots.insert(Shot { damage: 3 });
+    /// shots.insert(Shot { damage: 4 });
+    /// let total: u32 = shots.par_iter().map(|(_, shot)| *shot.damage).sum();
+    /// assert_eq!(total, 7);
+    /// let (id, shot) = shots.par_iter().find_first(|(_, s)| *s.damage == 3).unwrap();
+    /// assert_eq!((id, *shot.damage), (a, 3));
+    /// ```
     pub fn par_iter<'a>(&'a self) -> ParIter<'a, T, I>
     where
         I: Send + Sync,
@@ -141,6 +157,19 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     ///
     /// Derived allocators forward their `par_iter_mut()` here; see the
     /// [module docs](self).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    /// use rayon::prelude::*;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Shot { damage: u32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let a = shots.insert(Shot { damage: 3 });
+    /// shots.par_iter_mut().for_each(|(_, shot)| *shot.damage *= 2);
+    /// assert_eq!(*shots.get(a).unwrap().damage, 6);
+    /// ```
     pub fn par_iter_mut<'a>(&'a mut self) -> ParIterMut<'a, T, I>
     where
         I: Send + Sync,
@@ -158,6 +187,23 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 ///
 /// It is `Send` (rayon can hand it to other threads) when the ids are
 /// `Sync` and every field is `Sync`.
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaStorage};
+/// use rayon::prelude::*;
+///
+/// #[derive(SoaAllocator)]
+/// struct Shot { damage: u32 }
+///
+/// let mut shots = SoaStorage::<Shot, ShotId>::default();
+/// for damage in 0..100 {
+///     shots.insert(Shot { damage });
+/// }
+/// // Indexed: collecting keeps the dense order, parallel to `ids()`.
+/// let ids: Vec<ShotId> = shots.par_iter().map(|(id, _)| id).collect();
+/// assert_eq!(ids, shots.ids());
+/// assert_eq!(shots.par_iter().len(), 100);
+/// ```
 pub struct ParIter<'a, T: Record + 'a, I: Id> {
     iter: storage::Iter<'a, T, I>,
 }
@@ -176,6 +222,22 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
 ///
 /// It is `Send` when the ids are `Sync` and every field is `Send`: each row
 /// goes to exactly one thread.
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaStorage};
+/// use rayon::prelude::*;
+///
+/// #[derive(SoaAllocator)]
+/// struct Shot { damage: u32 }
+///
+/// let mut shots = SoaStorage::<Shot, ShotId>::default();
+/// for _ in 0..100 {
+///     shots.insert(Shot { damage: 0 });
+/// }
+/// // `enumerate` gives each row its dense index.
+/// shots.par_iter_mut().enumerate().for_each(|(d, (_, shot))| *shot.damage = d as u32);
+/// assert_eq!(shots.columns().damage, (0..100).collect::<Vec<u32>>());
+/// ```
 pub struct ParIterMut<'a, T: Record + 'a, I: Id> {
     iter: storage::IterMut<'a, T, I>,
 }
