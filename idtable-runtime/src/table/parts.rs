@@ -454,7 +454,12 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+        // No failure file: Miri's isolation forbids the lookup it needs.
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 4 } else { 256 },
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn round_trip_keeps_ids_stale_ids_and_the_free_queue(
