@@ -262,7 +262,7 @@ def render(args, profiles, results, expand, started, finished) -> str:
         f"* Machine: {machine()}; {rustc}; {cargo}.",
         f"* Measured {started:%Y-%m-%d %H:%M}–{finished:%H:%M} UTC, {args.runs} runs per cell, "
         "the two crates alternating within each run.",
-        "* The machine is shared and noisy (2 cores, other jobs running during the run): "
+        "* The machine is shared (2 cores; other jobs may run at the same time): "
         "read the **ratio**, computed from the medians of this one run, not the absolute seconds.",
         f"* Both crates are generated in a temporary directory: {N_STRUCTS} structs `S0`…`S99`, "
         "8 fields each (`pos: [f32; 3], vel: [f32; 3], mass: f32, flags: u32, color: [u8; 4], "
