@@ -16,6 +16,23 @@ where
     values: [T; N],
 }
 
+/// A where clause whose last predicate has no trailing comma (rustfmt
+/// adds one; hand-written and generated code often does not).
+#[rustfmt::skip]
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+struct WhereNoComma<T> where T: Clone + Debug + PartialEq { value: T }
+
+#[test]
+fn where_clause_without_a_trailing_comma() {
+    let mut a = WhereNoCommaAllocator::<u8>::new();
+    let id = a.insert(WhereNoComma { value: 7 });
+    assert_eq!(
+        format!("{a:?}"),
+        format!("{{{id:?}: WhereNoCommaRef {{ value: 7 }}}}")
+    );
+    assert_eq!(a.clone().remove(id), Some(WhereNoComma { value: 7 }));
+}
+
 #[test]
 fn generic_struct_with_lifetime_type_and_const_parameters() {
     let text = String::from("abc");

@@ -59,12 +59,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     );
     let debug_bounds = ctx.fields_bound(quote!(::core::fmt::Debug));
     let clone_bounds = ctx.fields_bound(quote!(::core::clone::Clone));
-    let with_bounds = |extra: &TokenStream| match where_clause {
-        Some(w) => quote!(#w #extra),
-        None => quote!(where #extra),
-    };
-    let where_debug = with_bounds(&debug_bounds);
-    let where_clone = with_bounds(&clone_bounds);
+    let where_debug = ctx.where_with(&debug_bounds);
+    let where_clone = ctx.where_with(&clone_bounds);
 
     quote! {
         #[doc = #doc]

@@ -71,6 +71,19 @@ impl Ctx<'_> {
         quote!(#(#bounds)*)
     }
 
+    /// The struct's where clause with `extra` (predicates, each ending in
+    /// `,`) appended. The user's last predicate may lack its comma, so the
+    /// predicates are written out one by one.
+    pub fn where_with(&self, extra: &TokenStream) -> TokenStream {
+        let preds = self
+            .input
+            .generics
+            .where_clause
+            .iter()
+            .flat_map(|w| w.predicates.iter());
+        quote!(where #(#preds,)* #extra)
+    }
+
     /// The field types, each once (compared as written).
     pub fn distinct_field_types(&self) -> Vec<&Type> {
         let mut seen = Vec::new();

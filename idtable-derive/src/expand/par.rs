@@ -28,11 +28,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
     let sync_bounds = ctx.fields_bound(quote!(::core::marker::Sync));
     let send_bounds = ctx.fields_bound(quote!(::core::marker::Send));
-    let with_bounds = |extra: &TokenStream| match where_clause {
-        Some(w) => quote!(#w #extra),
-        None => quote!(where #extra),
-    };
-    let (where_sync, where_send) = (with_bounds(&sync_bounds), with_bounds(&send_bounds));
+    let (where_sync, where_send) = (ctx.where_with(&sync_bounds), ctx.where_with(&send_bounds));
     let ref_lt = ctx.view_ty(&names.refs, &lt_tokens);
     let mut_lt = ctx.view_ty(&names.muts, &lt_tokens);
 

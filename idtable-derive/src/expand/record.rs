@@ -100,10 +100,7 @@ fn view_type(ctx: &Ctx, view: &View) -> TokenStream {
         .collect();
     let label = name.to_string();
     let debug_bounds = ctx.fields_bound(quote!(::core::fmt::Debug));
-    let where_debug = match where_clause {
-        Some(w) => quote!(#w #debug_bounds),
-        None => quote!(where #debug_bounds),
-    };
+    let where_debug = ctx.where_with(&debug_bounds);
     let copy = view.copy.then(|| {
         quote! {
             #[automatically_derived]

@@ -37,27 +37,18 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         .map(|i| format_ident!("__soa_column_{}", i))
         .collect();
 
-    // Bounds on the field types. Written higher-ranked so that a struct
-    // without generics whose field cannot be saved gets no "trivially false"
-    // bound error on the derive; `field_check` below reports that field.
-    let bounded = |bound: &dyn Fn(&syn::Type) -> TokenStream| {
-        let mut g = generics.clone();
-        let w = g.make_where_clause();
-        for ty in &bound_tys {
-            w.predicates
-                .push(syn::parse2(bound(ty)).expect("a where predicate"));
-        }
-        g
-    };
-    let ser_generics = bounded(&|ty| quote!(for<'__soa_x> #ty: #serde::Serialize));
-    let (_, _, ser_where) = ser_generics.split_for_impl();
+    // Bounds on the field types, higher-ranked (see `Ctx::fields_bound`) so
+    // that a struct without generics whose field cannot be saved gets no
+    // "trivially false" bound error on the derive; `field_check` below
+    // reports that field.
+    let ser_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Serialize)));
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
-    let mut de_generics: Generics =
-        bounded(&|ty| quote!(for<'__soa_x> #ty: #serde::Deserialize<#de_lt>));
+    let de_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Deserialize<#de_lt>)));
+    let mut de_generics: Generics = generics.clone();
     de_generics
         .params
         .insert(0, GenericParam::Lifetime(LifetimeParam::new(de_lt.clone())));
-    let (de_impl_generics, _, de_where) = de_generics.split_for_impl();
+    let (de_impl_generics, _, _) = de_generics.split_for_impl();
 
     // The columns view borrows with the struct's lifetime in front.
     let lt_generics = ctx.generics_with_lifetime();
