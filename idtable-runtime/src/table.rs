@@ -387,8 +387,16 @@ impl<I: Id> IdTable<I> {
     /// ```
     pub fn reserve(&mut self, additional: usize) {
         self.ids.reserve(additional);
-        let fresh_needed = additional.saturating_sub(self.free.len());
+        let fresh_needed = additional.saturating_sub(self.reusable());
         self.slots.reserve(fresh_needed);
+    }
+
+    /// How many of the next inserts take a queued slot if nothing is removed
+    /// in between: the queue, less the `min_free - 1` slots it holds back
+    /// (an insert reuses only while at least `min_free` slots wait).
+    fn reusable(&self) -> usize {
+        let held_back = self.config.min_free.saturating_sub(1);
+        self.free.len().saturating_sub(held_back)
     }
 
     /// Shrinks the dense array and the free queue to fit.
