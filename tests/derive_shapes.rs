@@ -20,7 +20,7 @@ where
 /// adds one; hand-written and generated code often does not).
 #[rustfmt::skip]
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
-struct WhereNoComma<T> where T: Clone + Debug + PartialEq { value: T }
+struct WhereNoComma<T> where T: Clone + Debug + PartialEq { pub value: T }
 
 #[test]
 fn where_clause_without_a_trailing_comma() {
@@ -58,8 +58,8 @@ fn generic_struct_with_lifetime_type_and_const_parameters() {
 
 #[derive(SoaAllocator)]
 struct Keywords {
-    r#type: u32,
-    r#match: bool,
+    pub r#type: u32,
+    pub r#match: bool,
 }
 
 #[test]

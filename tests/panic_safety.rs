@@ -169,7 +169,7 @@ fn exactly_once(body: impl FnOnce()) {
 
 // --- the record: droppable fields first, in the middle and last ------------------
 
-#[derive(SoaAllocator, Debug)]
+#[derive(SoaAllocator, Debug, Clone)]
 struct Row {
     a: Probe,
     n: u32,

@@ -22,6 +22,13 @@ pub struct Field<'a> {
     pub vis: &'a Visibility,
 }
 
+impl Field<'_> {
+    /// Declared `pub`: readable wherever the struct is.
+    pub fn is_pub(&self) -> bool {
+        matches!(self.vis, Visibility::Public(_))
+    }
+}
+
 impl<'a> Input<'a> {
     /// Reads `input`. Shape errors (not a struct with named fields) come
     /// back as `Err`; attribute errors are pushed to `errors` and the

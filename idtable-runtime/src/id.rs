@@ -150,7 +150,7 @@ impl IdBits for u64 {
     label = "not an id",
     note = "id layouts are `Id32_32` (the default), `Id24_8`, `Id20_12`, `Id16_16`, or `Id32<N>` / `Id64<N>`"
 )]
-pub trait Id: Copy + Eq + Ord + Hash + fmt::Debug + Send + Sync + 'static {
+pub trait Id: Copy + Eq + Ord + Hash + fmt::Debug + Send + Sync {
     /// The integer the id is stored in (`u32` or `u64`).
     type Bits: IdBits;
     /// Number of low bits holding the index.
@@ -404,7 +404,7 @@ impl<const B: u32> IdLayout for Id64<B> {}
 /// assert_eq!(raw, Id24_8::new(2, 1).unwrap());
 /// assert_eq!(MeshId::from_layout(raw), id);
 /// ```
-pub trait TypedId: Copy + Eq + Ord + Hash + fmt::Debug + Send + Sync + 'static {
+pub trait TypedId: Copy + Eq + Ord + Hash + fmt::Debug + Send + Sync {
     /// The raw layout the id wraps.
     type Layout: IdLayout;
     /// Wraps a raw id.

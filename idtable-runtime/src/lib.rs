@@ -48,7 +48,7 @@ pub mod table;
 pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
-pub use storage::{InsertError, Record, SoaStorage};
+pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
     IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,
 };

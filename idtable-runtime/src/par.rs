@@ -350,6 +350,7 @@ mod tests {
     use super::*;
     use crate::columns::{Col, Columns};
     use crate::id::Id32_32;
+    use crate::storage::RecordToken;
     use alloc::string::{String, ToString};
     use alloc::vec::Vec;
 
@@ -370,23 +371,33 @@ mod tests {
         type Slices<'a> = (&'a [u32], &'a [String]);
         type SlicesMut<'a> = (&'a mut [u32], &'a mut [String]);
 
-        fn into_values(self) -> (u32, String) {
+        fn into_values(self, _: RecordToken<Self>) -> (u32, String) {
             (self.n, self.s)
         }
-        fn from_values((n, s): (u32, String)) -> Self {
+        fn from_values((n, s): (u32, String), _: RecordToken<Self>) -> Self {
             Pair { n, s }
         }
-        fn make_ref<'a>(refs: <Self::Columns as Columns>::Refs<'a>) -> Self::Ref<'a> {
+        fn make_ref<'a>(
+            refs: <Self::Columns as Columns>::Refs<'a>,
+            _: RecordToken<Self>,
+        ) -> Self::Ref<'a> {
             refs
         }
-        fn make_mut<'a>(muts: <Self::Columns as Columns>::Muts<'a>) -> Self::Mut<'a> {
+        fn make_mut<'a>(
+            muts: <Self::Columns as Columns>::Muts<'a>,
+            _: RecordToken<Self>,
+        ) -> Self::Mut<'a> {
             muts
         }
-        fn make_slices<'a>(slices: <Self::Columns as Columns>::Slices<'a>) -> Self::Slices<'a> {
+        fn make_slices<'a>(
+            slices: <Self::Columns as Columns>::Slices<'a>,
+            _: RecordToken<Self>,
+        ) -> Self::Slices<'a> {
             slices
         }
         fn make_slices_mut<'a>(
             slices: <Self::Columns as Columns>::SlicesMut<'a>,
+            _: RecordToken<Self>,
         ) -> Self::SlicesMut<'a> {
             slices
         }

@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::FusedIterator;
+use core::marker::PhantomData;
 use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer, Columns};
@@ -35,36 +36,37 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
 ///
-/// It names the [`Columns`] description of the struct and converts between
-/// the struct and its nested column tuples. Users never implement it and
-/// rarely call it; this is what the derived impl does, step by step:
+/// It names the [`Columns`] description of the struct, the views of a row
+/// and of the columns (`FooRef`, `FooMut`, `FooColumns`, `FooColumnsMut`),
+/// and converts between the struct and its nested column tuples.
+///
+/// Every method takes a [`RecordToken<Self>`], which only this crate can
+/// create: the conversions build and take apart the struct field by field,
+/// private fields included, so only idtable's own containers may call them,
+/// and only on values that came from a real `Self`. Code in another crate or
+/// module cannot forge a struct, take one apart, read its private fields or
+/// build a view of values it made up (`GUARANTEES.md`, "Encapsulation").
+///
+/// What the derived impl does, seen through a [`SoaStorage`] (the containers
+/// are the only callers):
 ///
 /// ```
-/// use idtable::columns::{Col, ColumnBuffer};
-/// use idtable::{Record, SoaAllocator};
+/// use idtable::{Record, SoaAllocator, SoaStorage};
 ///
 /// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 /// struct Particle { pos: [f32; 2], vel: [f32; 2], mass: f32 }
 ///
 /// // Fields nest as a balanced tree of pairs: (pos, (vel, mass)).
-/// let mut buf: ColumnBuffer<<Particle as Record>::Columns> =
-///     ColumnBuffer::<(Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>))>::new();
-/// let values = Particle { pos: [1.0, 2.0], vel: [0.5, 0.0], mass: 3.0 }.into_values();
-/// assert_eq!(values, ([1.0, 2.0], ([0.5, 0.0], 3.0)));
-/// buf.push(values);
+/// let _: fn(<Particle as Record>::Values) = |(_pos, (_vel, _mass))| {};
 ///
-/// // The nested references of a row get the field names back:
-/// let row: ParticleRef<'_> = Particle::make_ref(buf.get(0).unwrap());
+/// let mut s = SoaStorage::<Particle, ParticleId>::default();
+/// let id = s.insert(Particle { pos: [1.0, 2.0], vel: [0.5, 0.0], mass: 3.0 }); // into_values
+/// let row: ParticleRef<'_> = s.get(id).unwrap();                              // make_ref
 /// assert_eq!(*row.mass, 3.0);
-/// let row: ParticleMut<'_> = Particle::make_mut(buf.get_mut(0).unwrap());
-/// *row.mass = 4.0;
-/// let cols: ParticleColumnsMut<'_> = Particle::make_slices_mut(buf.slices_mut());
+/// let cols: ParticleColumnsMut<'_> = s.columns_mut();                         // make_slices_mut
 /// cols.pos[0][0] = 9.0;
-/// let cols: ParticleColumns<'_> = Particle::make_slices(buf.slices());
-/// assert_eq!(cols.mass, &[4.0]);
-///
-/// let back = Particle::from_values(buf.pop().unwrap());
-/// assert_eq!(back, Particle { pos: [9.0, 2.0], vel: [0.5, 0.0], mass: 4.0 });
+/// let back = s.remove(id).unwrap();                                            // from_values
+/// assert_eq!(back, Particle { pos: [9.0, 2.0], vel: [0.5, 0.0], mass: 3.0 });
 /// ```
 pub trait Record: Sized {
     /// The columns: [`Col<T>`](columns::Col) per field, nested in pairs.
@@ -89,27 +91,84 @@ pub trait Record: Sized {
         Self: 'a;
 
     /// Splits the struct into its fields.
-    fn into_values(self) -> Self::Values;
+    fn into_values(self, token: RecordToken<Self>) -> Self::Values;
     /// Builds the struct from its fields.
-    fn from_values(values: Self::Values) -> Self;
+    fn from_values(values: Self::Values, token: RecordToken<Self>) -> Self;
     /// Names the references of one row.
-    fn make_ref<'a>(refs: <Self::Columns as Columns>::Refs<'a>) -> Self::Ref<'a>
+    fn make_ref<'a>(
+        refs: <Self::Columns as Columns>::Refs<'a>,
+        token: RecordToken<Self>,
+    ) -> Self::Ref<'a>
     where
         Self: 'a;
     /// Names the mutable references of one row.
-    fn make_mut<'a>(muts: <Self::Columns as Columns>::Muts<'a>) -> Self::Mut<'a>
+    fn make_mut<'a>(
+        muts: <Self::Columns as Columns>::Muts<'a>,
+        token: RecordToken<Self>,
+    ) -> Self::Mut<'a>
     where
         Self: 'a;
     /// Names the column slices.
-    fn make_slices<'a>(slices: <Self::Columns as Columns>::Slices<'a>) -> Self::Slices<'a>
+    fn make_slices<'a>(
+        slices: <Self::Columns as Columns>::Slices<'a>,
+        token: RecordToken<Self>,
+    ) -> Self::Slices<'a>
     where
         Self: 'a;
     /// Names the mutable column slices.
     fn make_slices_mut<'a>(
         slices: <Self::Columns as Columns>::SlicesMut<'a>,
+        token: RecordToken<Self>,
     ) -> Self::SlicesMut<'a>
     where
         Self: 'a;
+}
+
+/// The permission to call [`Record`]'s methods for `T`, which only idtable's
+/// runtime can create.
+///
+/// It has no public constructor and is neither `Clone` nor `Default`; the
+/// runtime makes one for each call it makes on a `T` it stores, and a
+/// `Record` impl receives only tokens of its own type, so it cannot pass one
+/// on to convert another type. Users never see one; see [`Record`] for why
+/// it exists.
+pub struct RecordToken<T> {
+    // Invariant in `T`: a token for one type is never one for another.
+    _for: PhantomData<fn(T) -> T>,
+}
+
+impl<T> RecordToken<T> {
+    #[inline(always)]
+    pub(crate) const fn new() -> Self {
+        RecordToken { _for: PhantomData }
+    }
+}
+
+impl<T> fmt::Debug for RecordToken<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RecordToken")
+    }
+}
+
+/// Calls through [`Record`] with a fresh token: the runtime's only way in.
+#[inline(always)]
+pub(crate) fn into_values<T: Record>(value: T) -> T::Values {
+    value.into_values(RecordToken::new())
+}
+
+#[inline(always)]
+pub(crate) fn from_values<T: Record>(values: T::Values) -> T {
+    T::from_values(values, RecordToken::new())
+}
+
+#[inline(always)]
+pub(crate) fn make_ref<'a, T: Record + 'a>(refs: <T::Columns as Columns>::Refs<'a>) -> T::Ref<'a> {
+    T::make_ref(refs, RecordToken::new())
+}
+
+#[inline(always)]
+pub(crate) fn make_mut<'a, T: Record + 'a>(muts: <T::Columns as Columns>::Muts<'a>) -> T::Mut<'a> {
+    T::make_mut(muts, RecordToken::new())
 }
 
 /// Why an insert failed, with the value given back.
@@ -237,7 +296,9 @@ impl<T: Record, I: Id> Default for SoaStorage<T, I> {
     }
 }
 
-impl<T: Record, I: Id> Clone for SoaStorage<T, I>
+/// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
+/// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
+impl<T: Record + Clone, I: Id> Clone for SoaStorage<T, I>
 where
     T::Columns: CloneColumns,
 {
@@ -308,24 +369,6 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// ```
     pub fn table(&self) -> &IdTable<I> {
         &self.table
-    }
-
-    /// The column buffer.
-    ///
-    /// ```
-    /// use idtable::{SoaAllocator, SoaStorage};
-    ///
-    /// #[derive(SoaAllocator)]
-    /// struct Point { x: f32, y: f32 }
-    ///
-    /// let mut s = SoaStorage::<Point, PointId>::default();
-    /// s.insert(Point { x: 1.0, y: 2.0 });
-    /// let buf = s.column_buffer();
-    /// assert_eq!(buf.len(), 1);
-    /// assert_eq!(buf.get(0), Some((&1.0, &2.0))); // nested like the fields
-    /// ```
-    pub fn column_buffer(&self) -> &ColumnBuffer<T::Columns> {
-        &self.columns
     }
 
     /// Number of live objects.
@@ -450,7 +493,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         self.columns.reserve(1);
         match self.table.try_insert() {
             Ok((id, _)) => {
-                self.columns.push(value.into_values());
+                self.columns.push(into_values(value));
                 Ok(id)
             }
             Err(full) => Err(InsertError::new(value, full)),
@@ -480,7 +523,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         // Grow first: if growing panics, no id has been issued.
         self.columns.reserve(1);
         let (id, _) = self.table.insert();
-        self.columns.push(value.into_values());
+        self.columns.push(into_values(value));
         id
     }
 
@@ -536,7 +579,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<T> {
         let moved = self.table.remove(id)?;
-        Some(T::from_values(self.columns.swap_remove(moved.index)))
+        Some(from_values(self.columns.swap_remove(moved.index)))
     }
 
     /// `true` if `id` is live.
@@ -599,7 +642,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     pub fn get(&self, id: I) -> Option<T::Ref<'_>> {
         // A vacant slot's dense field is past the end: `columns.get` rejects it.
         let dense = self.table.dense_or_vacant(id)?;
-        self.columns.get(dense).map(T::make_ref)
+        self.columns.get(dense).map(make_ref::<T>)
     }
 
     /// The fields of `id`'s object, mutably, if live.
@@ -620,7 +663,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         // A vacant slot's dense field is past the end: `columns.get_mut`
         // rejects it.
         let dense = self.table.dense_or_vacant(id)?;
-        self.columns.get_mut(dense).map(T::make_mut)
+        self.columns.get_mut(dense).map(make_mut::<T>)
     }
 
     /// The fields of `N` objects at once, mutably; `None` if any id is not
@@ -646,7 +689,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
             *d = self.table.dense_index(id)?;
         }
         let muts = self.columns.get_disjoint_mut(dense)?;
-        Some(muts.map(T::make_mut))
+        Some(muts.map(make_mut::<T>))
     }
 
     /// The live ids in dense order, parallel to [`columns`](SoaStorage::columns).
@@ -688,7 +731,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// ```
     #[inline(always)]
     pub fn columns(&self) -> T::Slices<'_> {
-        T::make_slices(self.columns.slices())
+        T::make_slices(self.columns.slices(), RecordToken::new())
     }
 
     /// Every column as a mutable slice, in dense order.
@@ -710,7 +753,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// ```
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::SlicesMut<'_> {
-        T::make_slices_mut(self.columns.slices_mut())
+        T::make_slices_mut(self.columns.slices_mut(), RecordToken::new())
     }
 
     /// Removes every object. No old id becomes live again.
@@ -802,7 +845,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         let id = *self.table.ids().last()?;
         self.table.remove(id);
         let values = self.columns.pop()?;
-        Some((id, T::from_values(values)))
+        Some((id, from_values(values)))
     }
 
     /// The fields of the object at dense index `dense`.
@@ -825,7 +868,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[track_caller]
     pub fn row(&self, dense: usize) -> T::Ref<'_> {
         match self.columns.get(dense) {
-            Some(refs) => T::make_ref(refs),
+            Some(refs) => make_ref::<T>(refs),
             None => out_of_bounds(dense, self.len()),
         }
     }
@@ -852,7 +895,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
         let len = self.len();
         match self.columns.get_mut(dense) {
-            Some(muts) => T::make_mut(muts),
+            Some(muts) => make_mut::<T>(muts),
             None => out_of_bounds(dense, len),
         }
     }
@@ -1016,7 +1059,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
             if given > expected {
                 continue; // counted for the error, not stored
             }
-            columns.push(row.into_values());
+            columns.push(into_values(row));
         }
         if given != expected {
             return Err(PartsError::RowCount {
@@ -1092,7 +1135,7 @@ impl<'a, T: Record + 'a, I: Id> Iterator for Iter<'a, T, I> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let id = *self.ids.next()?;
-        Some((id, T::make_ref(self.rows.next()?)))
+        Some((id, make_ref::<T>(self.rows.next()?)))
     }
 
     #[inline]
@@ -1105,7 +1148,7 @@ impl<'a, T: Record + 'a, I: Id> DoubleEndedIterator for Iter<'a, T, I> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let id = *self.ids.next_back()?;
-        Some((id, T::make_ref(self.rows.next_back()?)))
+        Some((id, make_ref::<T>(self.rows.next_back()?)))
     }
 }
 
@@ -1141,7 +1184,7 @@ impl<'a, T: Record + 'a, I: Id> Iterator for IterMut<'a, T, I> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let id = *self.ids.next()?;
-        Some((id, T::make_mut(self.rows.next()?)))
+        Some((id, make_mut::<T>(self.rows.next()?)))
     }
 
     #[inline]
@@ -1154,7 +1197,7 @@ impl<'a, T: Record + 'a, I: Id> DoubleEndedIterator for IterMut<'a, T, I> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let id = *self.ids.next_back()?;
-        Some((id, T::make_mut(self.rows.next_back()?)))
+        Some((id, make_mut::<T>(self.rows.next_back()?)))
     }
 }
 

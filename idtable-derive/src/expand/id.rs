@@ -34,26 +34,67 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span());
     let layout_assoc = quote_spanned!(layout_span=> type Layout = #layout;);
     let bits = quote!(<Self as #id_trait>::Bits);
+    // The id names the struct's generic arguments through a marker, so the
+    // id of `Track<u8>` is not the id of `Track<String>`; the marker asks
+    // nothing of them (every impl below is written out, with no bounds
+    // beyond the struct's own), and `fn() -> _` keeps the id `Send + Sync`.
+    let generics = ctx.input.generics;
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let id_ty = &ctx.id_ty;
+    let record_ty = &ctx.record_ty;
+    let marker = quote!(::core::marker::PhantomData<fn() -> #record_ty>);
+    let cmp = quote!(::core::cmp);
     quote! {
         #[doc = #doc]
         #[repr(transparent)]
-        #[derive(
-            ::core::clone::Clone,
-            ::core::marker::Copy,
-            ::core::cmp::PartialEq,
-            ::core::cmp::Eq,
-            ::core::cmp::PartialOrd,
-            ::core::cmp::Ord,
-            ::core::hash::Hash
-        )]
-        #vis struct #id(#layout);
+        #vis struct #id #generics (#layout, #marker) #where_clause;
 
         #[automatically_derived]
-        impl #krate::TypedId for #id {
+        impl #impl_generics ::core::clone::Clone for #id_ty #where_clause {
+            #[inline(always)]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics ::core::marker::Copy for #id_ty #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics #cmp::PartialEq for #id_ty #where_clause {
+            #[inline(always)]
+            fn eq(&self, other: &Self) -> bool {
+                self.0 == other.0
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics #cmp::Eq for #id_ty #where_clause {}
+        #[automatically_derived]
+        impl #impl_generics #cmp::PartialOrd for #id_ty #where_clause {
+            #[inline(always)]
+            fn partial_cmp(&self, other: &Self) -> ::core::option::Option<#cmp::Ordering> {
+                ::core::option::Option::Some(#cmp::Ord::cmp(self, other))
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics #cmp::Ord for #id_ty #where_clause {
+            #[inline(always)]
+            fn cmp(&self, other: &Self) -> #cmp::Ordering {
+                #cmp::Ord::cmp(&self.0, &other.0)
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics ::core::hash::Hash for #id_ty #where_clause {
+            #[inline(always)]
+            fn hash<__H: ::core::hash::Hasher>(&self, state: &mut __H) {
+                ::core::hash::Hash::hash(&self.0, state)
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::TypedId for #id_ty #where_clause {
             #layout_assoc
             #[inline(always)]
             fn from_layout(raw: Self::Layout) -> Self {
-                #id(raw)
+                #id(raw, ::core::marker::PhantomData)
             }
             #[inline(always)]
             fn to_layout(self) -> Self::Layout {
@@ -62,7 +103,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl #id {
+        impl #impl_generics #id_ty #where_clause {
             /// Which slot of the allocator's id table this id names.
             #[inline(always)]
             pub fn index(self) -> usize {
@@ -91,7 +132,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::core::fmt::Debug for #id {
+        impl #impl_generics ::core::fmt::Debug for #id_ty #where_clause {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #krate::id::fmt_id(*self, #name, f)
             }

@@ -25,6 +25,8 @@ pub struct Ctx<'a> {
     pub layout: TokenStream,
     /// `Foo<T, ..>` as a type.
     pub record_ty: TokenStream,
+    /// `FooId<T, ..>` as a type: the id takes the struct's generics.
+    pub id_ty: TokenStream,
 }
 
 impl Ctx<'_> {
@@ -63,12 +65,35 @@ impl Ctx<'_> {
     /// type is bounded once, however many fields share it, and each bound
     /// carries its field type's span, so an unmet one points there.
     pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
-        let bounds = self.distinct_field_types().into_iter().map(|ty| {
+        Self::types_bound(self.distinct_field_types(), bound)
+    }
+
+    /// [`fields_bound`](Self::fields_bound) for the `pub` fields only: the
+    /// ones a `Debug` of a view shows.
+    pub fn pub_fields_bound(&self, bound: TokenStream) -> TokenStream {
+        let tys = self
+            .input
+            .fields
+            .iter()
+            .filter(|f| f.is_pub())
+            .map(|f| f.ty);
+        Self::types_bound(distinct(tys), bound)
+    }
+
+    fn types_bound(tys: Vec<&Type>, bound: TokenStream) -> TokenStream {
+        let bounds = tys.into_iter().map(|ty| {
             let span = ty.span();
             let bound = respan(bound.clone(), span);
             quote_spanned!(span=> for<'__soa_x> #ty: #bound,)
         });
         quote!(#(#bounds)*)
+    }
+
+    /// `for<'__x> Foo<..>: Trait`: the struct itself implements the trait
+    /// (higher-ranked for the same reason as the field bounds).
+    pub fn record_bound(&self, bound: TokenStream) -> TokenStream {
+        let ty = &self.record_ty;
+        quote!(for<'__soa_x> #ty: #bound,)
     }
 
     /// The struct's where clause with `extra` (predicates, each ending in
@@ -86,16 +111,7 @@ impl Ctx<'_> {
 
     /// The field types, each once (compared as written).
     pub fn distinct_field_types(&self) -> Vec<&Type> {
-        let mut seen = Vec::new();
-        let mut out = Vec::new();
-        for ty in self.input.fields.iter().map(|f| f.ty) {
-            let key = quote!(#ty).to_string();
-            if !seen.contains(&key) {
-                seen.push(key);
-                out.push(ty);
-            }
-        }
-        out
+        distinct(self.input.fields.iter().map(|f| f.ty))
     }
 
     /// Nests `items` as the balanced pair tree the runtime's `Columns`
@@ -163,6 +179,10 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         krate,
         layout,
         record_ty: quote!(#ident #ty_generics),
+        id_ty: {
+            let id = &names.id;
+            quote!(#id #ty_generics)
+        },
     };
     let id = id::expand(&ctx);
     let record = record::expand(&ctx);
@@ -182,6 +202,20 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         #par
         #serde
     }
+}
+
+/// `tys` with repeats left out (types compared as written).
+fn distinct<'t>(tys: impl Iterator<Item = &'t Type>) -> Vec<&'t Type> {
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for ty in tys {
+        let key = quote!(#ty).to_string();
+        if !seen.contains(&key) {
+            seen.push(key);
+            out.push(ty);
+        }
+    }
+    out
 }
 
 /// `tokens` with every span set to `span`, so that a diagnostic about them

@@ -17,7 +17,7 @@ use super::Ctx;
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
     let names = ctx.names;
-    let (allocator, id, lt) = (&names.allocator, &names.id, &names.lifetime);
+    let (allocator, id, lt) = (&names.allocator, &ctx.id_ty, &names.lifetime);
     let record_ty = &ctx.record_ty;
     let (impl_generics, ty_generics, where_clause) = ctx.input.generics.split_for_impl();
     let lt_generics = ctx.generics_with_lifetime();

@@ -93,13 +93,22 @@ fn view_type(ctx: &Ctx, view: &View) -> TokenStream {
         );
         quote!(#[doc = #fdoc] #fvis #ident: #ty)
     });
-    let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();
+    // Debug output can be read from any crate, so it shows the `pub` fields
+    // only; a struct with other fields prints `..` for them, whatever its
+    // own `Debug` shows.
+    let shown: Vec<_> = ctx.input.fields.iter().filter(|f| f.is_pub()).collect();
+    let idents: Vec<_> = shown.iter().map(|f| f.ident).collect();
     let labels: Vec<String> = idents
         .iter()
         .map(|i| syn::ext::IdentExt::unraw(*i).to_string())
         .collect();
+    let finish = if shown.len() == ctx.input.fields.len() {
+        quote!(finish)
+    } else {
+        quote!(finish_non_exhaustive)
+    };
     let label = name.to_string();
-    let debug_bounds = ctx.fields_bound(quote!(::core::fmt::Debug));
+    let debug_bounds = ctx.pub_fields_bound(quote!(::core::fmt::Debug));
     let where_debug = ctx.where_with(&debug_bounds);
     let copy = view.copy.then(|| {
         quote! {
@@ -135,7 +144,7 @@ fn view_type(ctx: &Ctx, view: &View) -> TokenStream {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(#label)
                     #(.field(#labels, &self.#idents))*
-                    .finish()
+                    .#finish()
             }
         }
     }
@@ -149,8 +158,14 @@ fn ref_to_owned(ctx: &Ctx) -> TokenStream {
     let ident = ctx.input.ident;
     let idents = ctx.input.fields.iter().map(|f| f.ident);
     let idents2 = idents.clone();
-    let clone_bounds = ctx.fields_bound(quote!(::core::clone::Clone));
-    let doc = format!("Clones the fields into an owned [`{ident}`].");
+    let clone = quote!(::core::clone::Clone);
+    let record_bound = ctx.record_bound(clone.clone());
+    let clone_bounds = ctx.fields_bound(clone);
+    let doc = format!(
+        "Clones the fields into an owned [`{ident}`], as `#[derive(Clone)]` would. \
+         Needs `{ident}: Clone`: a struct that cannot be cloned cannot be copied \
+         out of its allocator either."
+    );
     quote! {
         #[automatically_derived]
         impl #impl_generics #name #ty_generics #where_clause {
@@ -158,6 +173,7 @@ fn ref_to_owned(ctx: &Ctx) -> TokenStream {
             #[inline]
             pub fn to_owned(&self) -> #record_ty
             where
+                #record_bound
                 #clone_bounds
             {
                 #ident {
@@ -199,6 +215,7 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     let make_slices_mut = build(columns_mut);
     let from_values = quote!(#ident { #(#idents: #locals,)* });
     let cols = quote!(<Self::Columns as #krate::columns::Columns>);
+    let token = quote!(_: #krate::RecordToken<Self>);
     // Without fields the values are `()`, returned implicitly.
     let values_tail = (!idents.is_empty()).then(|| pattern.clone());
     quote! {
@@ -212,37 +229,37 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
             type SlicesMut<#lt> = #columns_mut #view_generics where Self: #lt;
 
             #[inline(always)]
-            fn into_values(self) -> Self::Values {
+            fn into_values(self, #token) -> Self::Values {
                 let #ident { #(#idents: #locals,)* } = self;
                 #values_tail
             }
             #[inline(always)]
-            fn from_values(#pattern: Self::Values) -> Self {
+            fn from_values(#pattern: Self::Values, #token) -> Self {
                 #from_values
             }
             #[inline(always)]
-            fn make_ref<#lt>(#pattern: #cols::Refs<#lt>) -> Self::Ref<#lt>
+            fn make_ref<#lt>(#pattern: #cols::Refs<#lt>, #token) -> Self::Ref<#lt>
             where
                 Self: #lt,
             {
                 #make_ref
             }
             #[inline(always)]
-            fn make_mut<#lt>(#pattern: #cols::Muts<#lt>) -> Self::Mut<#lt>
+            fn make_mut<#lt>(#pattern: #cols::Muts<#lt>, #token) -> Self::Mut<#lt>
             where
                 Self: #lt,
             {
                 #make_mut
             }
             #[inline(always)]
-            fn make_slices<#lt>(#pattern: #cols::Slices<#lt>) -> Self::Slices<#lt>
+            fn make_slices<#lt>(#pattern: #cols::Slices<#lt>, #token) -> Self::Slices<#lt>
             where
                 Self: #lt,
             {
                 #make_slices
             }
             #[inline(always)]
-            fn make_slices_mut<#lt>(#pattern: #cols::SlicesMut<#lt>) -> Self::SlicesMut<#lt>
+            fn make_slices_mut<#lt>(#pattern: #cols::SlicesMut<#lt>, #token) -> Self::SlicesMut<#lt>
             where
                 Self: #lt,
             {

@@ -21,7 +21,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let serde = quote!(#krate::__private::serde);
     let serde_path = serde.to_string().replace(' ', "");
     let names = ctx.names;
-    let (id, allocator, columns) = (&names.id, &names.allocator, &names.columns);
+    let (id, allocator, columns) = (&ctx.id_ty, &names.allocator, &names.columns);
     let ident = ctx.input.ident;
     let layout = &ctx.layout;
     let generics = ctx.input.generics;
@@ -135,7 +135,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             #field_check
 
             #[automatically_derived]
-            impl #serde::Serialize for #id {
+            impl #impl_generics #serde::Serialize for #id #where_clause {
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
@@ -145,11 +145,11 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl<'de> #serde::Deserialize<'de> for #id {
-                fn deserialize<__D: #serde::Deserializer<'de>>(
+            impl #de_impl_generics #serde::Deserialize<#de_lt> for #id #where_clause {
+                fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
-                    <#layout as #serde::Deserialize<'de>>::deserialize(deserializer)
+                    <#layout as #serde::Deserialize<#de_lt>>::deserialize(deserializer)
                         .map(<Self as #krate::TypedId>::from_layout)
                 }
             }
