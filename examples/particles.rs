@@ -21,7 +21,9 @@
 //!   each thread runs the serial kernel on its chunks. Every particle sees
 //!   the same arithmetic, so the checksum is the same in both modes.
 //! * **Churn every frame.** Particles age and die (lifetime over, or fallen
-//!   through the floor); `retain` removes them, and emitters spawn new ones to
+//!   through the floor). One pass over `ids_and_columns_mut()` ages every
+//!   particle and notes the ids of the dead (row `i` belongs to `ids[i]`);
+//!   they are removed by id after the loop, and emitters spawn new ones to
 //!   keep the population at its target. Freed slots are reused FIFO.
 //! * **Ids held outside the allocator.** Each emitter remembers the ids of the
 //!   particles it spawned, across frames, and never hears about their deaths.
@@ -249,6 +251,7 @@ fn run(options: &Options) {
     let fill = start.elapsed();
 
     let mut t = Timings::default();
+    let mut dead = Vec::new();
     let run_start = Instant::now();
     for _ in 0..frames {
         let frame_start = Instant::now();
@@ -261,23 +264,26 @@ fn run(options: &Options) {
         }
         let after_integrate = Instant::now();
 
-        // 2. Despawn whatever expired or fell through the floor. `retain`
-        //    swap-removes in place; the ids of the removed particles go
+        // 2. Age every particle and despawn whatever expired or fell through
+        //    the floor. The ids come with the mutable columns, row for row, so
+        //    one pass both writes `age` and notes who died; removing waits
+        //    until the loop has let go of the columns. The removed ids go
         //    stale, and their slots join the FIFO free queue.
-        let (mut expired, mut fell) = (0u64, 0u64);
-        particles.retain(|_, p| {
-            if *p.age >= *p.lifetime {
-                expired += 1;
-                false
-            } else if p.pos[1] < 0.0 {
-                fell += 1;
-                false
-            } else {
-                true
+        let (ids, columns) = particles.ids_and_columns_mut();
+        let rows = columns.age.iter_mut().zip(columns.lifetime.iter());
+        for ((id, (age, lifetime)), pos) in ids.iter().zip(rows).zip(columns.pos.iter()) {
+            *age += DT;
+            if *age >= *lifetime {
+                counts.expired += 1;
+                dead.push(*id);
+            } else if pos[1] < 0.0 {
+                counts.fell += 1;
+                dead.push(*id);
             }
-        });
-        counts.expired += expired;
-        counts.fell += fell;
+        }
+        for id in dead.drain(..) {
+            particles.remove(id);
+        }
         let after_despawn = Instant::now();
 
         // 3. Each emitter checks the ids it remembers. Nobody told it which of
@@ -361,12 +367,12 @@ fn spawn(
 /// The integration step: every loop runs over whole columns.
 fn integrate(particles: &mut ParticleAllocator) {
     let columns = particles.columns_mut();
-    integrate_rows(columns.pos, columns.vel, columns.age);
+    integrate_rows(columns.pos, columns.vel);
 }
 
 /// The integration step on rayon's pool: the columns are cut into chunks of
-/// `CHUNK` rows at the same indices, so each task gets the `pos`, `vel` and
-/// `age` of the same particles and runs the serial kernel on them.
+/// `CHUNK` rows at the same indices, so each task gets the `pos` and `vel`
+/// of the same particles and runs the serial kernel on them.
 #[cfg(feature = "rayon")]
 fn integrate_parallel(particles: &mut ParticleAllocator) {
     use rayon::prelude::*;
@@ -376,8 +382,7 @@ fn integrate_parallel(particles: &mut ParticleAllocator) {
         .pos
         .par_chunks_mut(CHUNK)
         .zip(columns.vel.par_chunks_mut(CHUNK))
-        .zip(columns.age.par_chunks_mut(CHUNK))
-        .for_each(|((pos, vel), age)| integrate_rows(pos, vel, age));
+        .for_each(|(pos, vel)| integrate_rows(pos, vel));
 }
 
 /// Never called: `--parallel` is rejected when rayon is not built in.
@@ -386,9 +391,9 @@ fn integrate_parallel(_: &mut ParticleAllocator) {
     unreachable!("--parallel needs the rayon feature")
 }
 
-/// The integration kernel over rows of the `pos`, `vel` and `age` columns
-/// (whole columns, or one chunk of each).
-fn integrate_rows(pos: &mut [[f32; 3]], vel: &mut [[f32; 3]], age: &mut [f32]) {
+/// The integration kernel over rows of the `pos` and `vel` columns (whole
+/// columns, or one chunk of each).
+fn integrate_rows(pos: &mut [[f32; 3]], vel: &mut [[f32; 3]]) {
     // Per-axis work reads a row as `[f32; 3]`: drag everywhere, gravity on y.
     for v in vel.iter_mut() {
         v[0] *= DRAG;
@@ -402,10 +407,6 @@ fn integrate_rows(pos: &mut [[f32; 3]], vel: &mut [[f32; 3]], age: &mut [f32]) {
     let vel = vel.as_flattened();
     for (p, v) in pos.iter_mut().zip(vel) {
         *p += *v * DT;
-    }
-
-    for age in age.iter_mut() {
-        *age += DT;
     }
 }
 
@@ -467,7 +468,7 @@ fn print_header(options: &Options) {
         ParticleAllocator::new().id_table().config().min_free
     );
     println!(
-        "  frame    integrate (columns_mut) -> despawn (retain) -> \
+        "  frame    integrate (columns_mut) -> age, despawn (ids_and_columns_mut, remove) -> \
          emitters check their ids (get) -> spawn (insert)"
     );
     println!("  mode     {}", mode(options));
@@ -544,7 +545,12 @@ fn print_summary(
                 "columns_mut, sequential"
             },
         ),
-        ("despawn", &mut t.despawn, "particle", "retain"),
+        (
+            "despawn",
+            &mut t.despawn,
+            "particle",
+            "ids_and_columns_mut, remove",
+        ),
         ("id check", &mut t.check, "id", "get, random access"),
         ("spawn", &mut t.spawn, "spawn", "insert"),
     ];
@@ -586,12 +592,23 @@ fn print_summary(
         <ParticleId as Id>::MAX_GENERATION
     );
     if per_frame > 0.0 {
-        // Every slot can be issued MAX_GENERATION times before it retires.
-        let seconds = |budget: f64| budget / (per_frame * 60.0);
+        // Every slot can be issued MAX_GENERATION times; then it retires.
+        let per_second = per_frame * 60.0;
+        let seconds = |budget: f64| budget / per_second;
         println!(
-            "  id budget      {:.2e} issues: {} at this churn and 60 fps (Id32_32: {})",
+            "  id budget      {:.2e} ids in all: each slot is issued {} times, then retired \
+             (never reused, so no id is issued twice)",
             id_budget::<ParticleId>(),
+            <ParticleId as Id>::MAX_GENERATION,
+        );
+        println!(
+            "                 at this churn ({} spawns/s at 60 fps) every slot is retired after {}; \
+             then insert panics and try_insert gives the particle back",
+            thousands(per_second as u64),
             span(seconds(id_budget::<ParticleId>())),
+        );
+        println!(
+            "                 (the default Id32_32 layout, 8 B per id, would last {})",
             span(seconds(id_budget::<idtable::Id32_32>()))
         );
     }

@@ -1,5 +1,5 @@
 //! Every method and trait impl of a derived allocator, on the `Particle`
-//! example of DESIGN.md (default layout `Id32_32`), plus the `try_insert`
+//! example of the README (default layout `Id32_32`), plus the `try_insert`
 //! error path on a tiny layout.
 
 use std::cmp::Ordering;
@@ -319,6 +319,29 @@ fn columns_are_dense_slices_parallel_to_ids() {
     // the last row moved into row 0
     assert_eq!(a.columns().mass, &[4.0, 2.0, 3.0]);
     assert_eq!(a.ids(), &[ids[3], ids[1], ids[2]]);
+    assert_consistent(&a);
+}
+
+#[test]
+fn ids_and_columns_mut_pairs_each_row_with_its_id() {
+    let (mut a, ids) = filled(6);
+    a.remove(ids[1]); // the last row moves into row 1
+    let mut heavy = Vec::new();
+    {
+        let (live, cols) = a.ids_and_columns_mut();
+        assert_eq!(live.len(), cols.mass.len());
+        for (id, mass) in live.iter().zip(cols.mass.iter_mut()) {
+            *mass *= 10.0;
+            if *mass > 35.0 {
+                heavy.push(*id);
+            }
+        }
+    }
+    heavy.sort();
+    assert_eq!(heavy, [ids[3], ids[4], ids[5]]);
+    for (i, &id) in ids.iter().enumerate().filter(|&(i, _)| i != 1) {
+        assert_eq!(*a.get(id).unwrap().mass, p(i as u32).mass * 10.0);
+    }
     assert_consistent(&a);
 }
 

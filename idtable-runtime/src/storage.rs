@@ -756,6 +756,36 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         T::make_slices_mut(self.columns.slices_mut(), RecordToken::new())
     }
 
+    /// The ids and every column mutably, at once: row `i` of each column
+    /// belongs to `ids[i]`. For loops that update rows and note the ids of
+    /// some of them (the ones to remove afterwards, say).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Unit { hp: i32, poison: i32 }
+    ///
+    /// let mut s = SoaStorage::<Unit, UnitId>::default();
+    /// let a = s.insert(Unit { hp: 5, poison: 1 });
+    /// let b = s.insert(Unit { hp: 2, poison: 3 });
+    /// let (ids, cols) = s.ids_and_columns_mut();
+    /// let mut dead = Vec::new();
+    /// for ((id, hp), poison) in ids.iter().zip(cols.hp.iter_mut()).zip(cols.poison.iter()) {
+    ///     *hp -= poison;
+    ///     if *hp <= 0 {
+    ///         dead.push(*id);
+    ///     }
+    /// }
+    /// assert_eq!(dead, [b]);
+    /// assert_eq!(*s.get(a).unwrap().hp, 4);
+    /// ```
+    #[inline(always)]
+    pub fn ids_and_columns_mut(&mut self) -> (&[I], T::SlicesMut<'_>) {
+        let columns = T::make_slices_mut(self.columns.slices_mut(), RecordToken::new());
+        (self.table.ids(), columns)
+    }
+
     /// Removes every object. No old id becomes live again.
     ///
     /// ```

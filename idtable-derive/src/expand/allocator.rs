@@ -207,6 +207,14 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.ids()
             }
 
+            /// The ids and every column mutably, at once: row `i` of each
+            /// column belongs to `ids[i]`. For loops that update rows and
+            /// note the ids of some (to remove them after the loop).
+            #[inline]
+            pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
+                self.storage.ids_and_columns_mut()
+            }
+
             /// The row of `id` in the columns, if live. Changes when objects
             /// are removed or sorted; the id does not.
             #[inline]
