@@ -59,8 +59,9 @@
 //! ```text
 //! /// Generational id of a Particle in a ParticleAllocator.
 //! #[repr(transparent)]
-//! #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)] // and Debug: "ParticleId(3v1)"
-//! pub struct ParticleId(Id24_8);
+//! pub struct ParticleId(Id24_8, PhantomData<fn() -> Particle>); // `Foo<T>` gets `FooId<T>`
+//! impl Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash for ParticleId; // no bounds on the struct's parameters
+//! impl Debug for ParticleId;                 // "ParticleId(3v1)"
 //!
 //! impl TypedId for ParticleId { type Layout = Id24_8; /* from_layout, to_layout */ }
 //! impl ParticleId {                          // also through the `Id` trait
@@ -70,9 +71,10 @@
 //!     pub fn from_bits(bits: u32) -> Option<ParticleId>;
 //! }
 //!
-//! /// One reference per field (Clone + Copy + Debug).
+//! /// One reference per field, each with its field's visibility (Clone + Copy + Debug;
+//! /// every view's Debug prints the `pub` fields, and `..` for any other).
 //! pub struct ParticleRef<'a> { pub pos: &'a [f32; 2], pub vel: &'a [f32; 2], pub mass: &'a f32 }
-//! impl ParticleRef<'_> { pub fn to_owned(&self) -> Particle; }  // when every field is Clone
+//! impl ParticleRef<'_> { pub fn to_owned(&self) -> Particle; }  // when Particle is Clone
 //!
 //! /// One mutable reference per field (Debug).
 //! pub struct ParticleMut<'a> { pub pos: &'a mut [f32; 2], pub vel: &'a mut [f32; 2], pub mass: &'a mut f32 }
@@ -110,6 +112,7 @@
 //!     pub fn columns(&self) -> ParticleColumns<'_>;
 //!     pub fn columns_mut(&mut self) -> ParticleColumnsMut<'_>;
 //!     pub fn ids(&self) -> &[ParticleId];
+//!     pub fn ids_and_columns_mut(&mut self) -> (&[ParticleId], ParticleColumnsMut<'_>);
 //!     pub fn dense_index(&self, id: ParticleId) -> Option<usize>;
 //!
 //!     pub fn iter(&self) -> storage::Iter<'_, Particle, ParticleId>;        // (ParticleId, ParticleRef)
@@ -124,8 +127,8 @@
 //! }
 //!
 //! impl Default for ParticleAllocator;
-//! impl Debug for ParticleAllocator;          // when every field is Debug: a map id => ParticleRef
-//! impl Clone for ParticleAllocator;          // when every field is Clone
+//! impl Debug for ParticleAllocator;          // when Particle is Debug: a map id => ParticleRef
+//! impl Clone for ParticleAllocator;          // when Particle is Clone (clones field by field)
 //! impl Extend<Particle> for ParticleAllocator;
 //! impl FromIterator<Particle> for ParticleAllocator;
 //! impl IntoIterator for ParticleAllocator;   // (ParticleId, Particle), storage::IntoIter
@@ -139,7 +142,8 @@
 //!     type Mut<'a> = ParticleMut<'a>;
 //!     type Slices<'a> = ParticleColumns<'a>;
 //!     type SlicesMut<'a> = ParticleColumnsMut<'a>;
-//!     /* into_values, from_values, make_ref, make_mut, make_slices, make_slices_mut */
+//!     /* into_values, from_values, make_ref, make_mut, make_slices, make_slices_mut:
+//!        each takes a RecordToken<Particle>, which only the runtime can create */
 //! }
 //! ```
 //!

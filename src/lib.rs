@@ -47,7 +47,9 @@
 //!
 //! For `struct Foo` (with `Foo`'s visibility and generics):
 //!
-//! * `FooId`: the typed id, a [`TypedId`] over the chosen layout;
+//! * `FooId`: the typed id, a [`TypedId`] over the chosen layout (a generic
+//!   `Foo<T>` gets `FooId<T>`, so an id of `FooAllocator<u8>` does not
+//!   compile with `FooAllocator<String>`);
 //! * `FooAllocator`: the allocator, wrapping a [`SoaStorage`];
 //! * `FooRef<'a>` / `FooMut<'a>`: one reference per field;
 //! * `FooColumns<'a>` / `FooColumnsMut<'a>`: one slice per field.
@@ -56,11 +58,17 @@
 //! `Particle` struct, with every allocator method and an abridged listing of
 //! the generated code.
 //!
-//! Container options, all optional: `#[soa(id = idtable::Id24_8)]` (the id
-//! layout; default [`Id32_32`]), `min_free = N` (see [`TableConfig`]),
-//! `on_exhausted = retire | wrap` (see [`OnExhausted`]), `allocator = Name`
-//! and `id_type = Name` (rename the generated types), and `crate = path`
-//! (where the `idtable` crate is, for crates that re-export it).
+//! The `#[soa(...)]` options (id layout, `min_free`, exhaustion policy,
+//! renames, serde) are listed once, with their defaults, on
+//! [`SoaAllocator`](derive@SoaAllocator).
+//!
+//! The generated items give no more access to `Foo` than `Foo` itself does:
+//! views and columns carry each field's own visibility, nothing outside
+//! `Foo`'s module can build a `Foo` from field values or take one apart, the
+//! allocator is `Clone` only if `Foo` is and `Debug` only if `Foo` is, and
+//! the views' `Debug` prints only `pub` fields (`..` for the rest). A struct
+//! whose private fields uphold an invariant keeps it (see
+//! [`guarantees`]).
 //!
 //! # Choosing an id layout
 //!
@@ -210,6 +218,21 @@
 //!     .max_by(|a, b| a.1.total_cmp(b.1))
 //!     .map(|(row, _)| bodies.ids()[row]);
 //! assert_eq!(heaviest, Some(sun));
+//!
+//! // Update rows and note the ids of some, in one pass:
+//! // `ids_and_columns_mut()` lends the ids beside the mutable columns.
+//! let (ids, cols) = bodies.ids_and_columns_mut();
+//! let mut escaped = Vec::new();
+//! for ((id, pos), vel) in ids.iter().zip(cols.pos.iter_mut()).zip(cols.vel.iter()) {
+//!     pos[1] += vel[1] * 20.0;
+//!     if pos[1] > 10.0 {
+//!         escaped.push(*id);
+//!     }
+//! }
+//! for id in escaped {
+//!     bodies.remove(id); // once the columns are no longer borrowed
+//! }
+//! assert!(!bodies.contains(earth) && !bodies.contains(moon));
 //! ```
 //!
 //! Columns are packed with no holes, so a loop never tests for a dead
@@ -226,22 +249,27 @@
 //! and then, not every frame.
 //!
 //! ```
-//! # use idtable::SoaAllocator;
-//! # #[derive(SoaAllocator)]
-//! # pub struct Body { pub pos: [f32; 2], pub name: &'static str }
-//! let mut bodies = BodyAllocator::new();
-//! let sun = bodies.insert(Body { pos: [0.0, 0.0], name: "sun" });
-//! let earth = bodies.insert(Body { pos: [10.0, 0.0], name: "earth" });
-//! let moon = bodies.insert(Body { pos: [10.5, 0.0], name: "moon" });
-//! assert_eq!(bodies.ids(), &[sun, earth, moon]);
+//! use idtable::SoaAllocator;
 //!
-//! bodies.remove(sun); // the last row, the moon, moves into row 0
-//! assert_eq!(bodies.ids(), &[moon, earth]);
-//! assert_eq!(bodies.dense_index(moon), Some(0));
+//! #[derive(SoaAllocator)]
+//! pub struct Star {
+//!     pub pos: [f32; 2],
+//!     pub name: &'static str,
+//! }
 //!
-//! bodies.sort_by(|a, b| a.pos[0].total_cmp(&b.pos[0]));
-//! assert_eq!(bodies.ids(), &[earth, moon]);
-//! assert_eq!(*bodies.get(moon).unwrap().name, "moon"); // the id still finds it
+//! let mut stars = StarAllocator::new();
+//! let sun = stars.insert(Star { pos: [0.0, 0.0], name: "sun" });
+//! let vega = stars.insert(Star { pos: [10.0, 0.0], name: "vega" });
+//! let rigel = stars.insert(Star { pos: [10.5, 0.0], name: "rigel" });
+//! assert_eq!(stars.ids(), &[sun, vega, rigel]);
+//!
+//! stars.remove(sun); // the last row, rigel, moves into row 0
+//! assert_eq!(stars.ids(), &[rigel, vega]);
+//! assert_eq!(stars.dense_index(rigel), Some(0));
+//!
+//! stars.sort_by(|a, b| a.pos[0].total_cmp(&b.pos[0]));
+//! assert_eq!(stars.ids(), &[vega, rigel]);
+//! assert_eq!(*stars.get(rigel).unwrap().name, "rigel"); // the id still finds it
 //! ```
 //!
 //! # Ids across tables
@@ -301,12 +329,13 @@
 //! ```compile_fail,E0308
 //! # use idtable::SoaAllocator;
 //! # #[derive(SoaAllocator)]
-//! # pub struct Ship { pub hp: u32 }
+//! # pub struct Ship { pub name: &'static str, pub hp: u32 }
 //! # #[derive(SoaAllocator)]
-//! # pub struct Missile { pub damage: u32 }
-//! let ships = ShipAllocator::new();
+//! # pub struct Missile { pub target: ShipId, pub damage: u32 }
+//! let mut ships = ShipAllocator::new();
 //! let mut missiles = MissileAllocator::new();
-//! let missile = missiles.insert(Missile { damage: 4 });
+//! let scout = ships.insert(Ship { name: "scout", hp: 10 });
+//! let missile = missiles.insert(Missile { target: scout, damage: 4 });
 //! ships.get(missile); // expected `ShipId`, found `MissileId`
 //! ```
 //!
@@ -322,11 +351,13 @@
 //! ```
 //! # use idtable::SoaAllocator;
 //! # #[derive(SoaAllocator)]
-//! # pub struct Ship { pub name: &'static str }
+//! # pub struct Ship { pub name: &'static str, pub hp: u32 }
+//! # #[derive(SoaAllocator)]
+//! # pub struct Missile { pub target: ShipId, pub damage: u32 }
 //! let mut red = ShipAllocator::new();
 //! let mut blue = ShipAllocator::new();
-//! let r = red.insert(Ship { name: "red flagship" });
-//! let b = blue.insert(Ship { name: "blue flagship" });
+//! let r = red.insert(Ship { name: "red flagship", hp: 100 });
+//! let b = blue.insert(Ship { name: "blue flagship", hp: 100 });
 //! assert_eq!(r, b); // the same bits
 //! assert_eq!(*blue.get(r).unwrap().name, "blue flagship"); // the wrong fleet answers
 //! ```
@@ -571,7 +602,8 @@ extern crate alloc;
 /// `FooColumnsMut`: the [`example`] module shows them as rustdoc renders
 /// them, the [crate guide](crate) explains how to use them.
 ///
-/// Every option of `#[soa(...)]` is optional:
+/// The options of `#[soa(...)]`, each optional (this is the one list of
+/// them):
 ///
 /// ```
 /// use idtable::SoaAllocator;

@@ -1,7 +1,6 @@
 //! The generated trait impls must compile whatever traits the user's module
 //! has in scope: generated code calls trait methods with fully qualified
-//! paths (DESIGN.md: "fully qualified paths"), never method-call syntax that
-//! a user trait can make ambiguous.
+//! paths, never method-call syntax that a user trait can make ambiguous.
 
 use idtable::SoaAllocator;
 

@@ -1,4 +1,4 @@
-//! The derive accepts every struct shape DESIGN.md promises: generics of
+//! The derive accepts every struct shape the crate docs promise: generics of
 //! every kind, raw identifiers, zero-sized and over-aligned fields, wide
 //! structs, fields that are neither `Clone` nor `Debug`, renamed types and
 //! a renamed facade crate.

@@ -34,8 +34,10 @@
 //!
 //! # Safety
 //!
-//! All `unsafe` code of idtable lives in this module. The invariants it
-//! relies on, for a `ColumnBuffer` with base `base`, capacity `cap` and
+//! Nearly all `unsafe` code of idtable lives in this module; the rest is in
+//! the [`data`](crate::data) module (two views of its word buffer and one
+//! unchecked UTF-8 read, each justified where it stands). The invariants
+//! this module relies on, for a `ColumnBuffer` with base `base`, capacity `cap` and
 //! length `len`:
 //!
 //! 1. `ptrs` holds, per column, a pointer aligned for its type and valid for
