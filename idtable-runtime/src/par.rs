@@ -252,6 +252,30 @@ pub(crate) trait SplitAt: Sized {
     fn split_at(self, mid: usize) -> (Self, Self);
 }
 
+/// `SplitAt` for `Iter` and `IterMut`: ids and rows split at the same index,
+/// so each half still pairs every id with its row.
+macro_rules! split_at {
+    ($iter:ident) => {
+        impl<T: Record, I: Id> SplitAt for storage::$iter<'_, T, I> {
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let (rows, rest_rows) = self.rows.split_at(mid);
+                let (ids, rest) = self.ids.as_slice().split_at(mid);
+                let left = storage::$iter {
+                    ids: ids.iter(),
+                    rows,
+                };
+                let right = storage::$iter {
+                    ids: rest.iter(),
+                    rows: rest_rows,
+                };
+                (left, right)
+            }
+        }
+    };
+}
+split_at!(Iter);
+split_at!(IterMut);
+
 /// rayon's view of a [`ParIter`] or [`ParIterMut`]: the serial iterator,
 /// split wherever rayon asks.
 struct Rows<It>(It);

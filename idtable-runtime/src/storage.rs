@@ -1146,8 +1146,9 @@ impl<T: Record, I: Id> FromIterator<T> for SoaStorage<T, I> {
 /// assert_eq!(iter.next().map(|(id, p)| (id, *p.y)), Some((a, 2.0)));
 /// ```
 pub struct Iter<'a, T: Record + 'a, I: Id> {
-    ids: slice::Iter<'a, I>,
-    rows: columns::Iter<'a, T::Columns>,
+    // Crate-visible for the parallel iterators, which split both alike.
+    pub(crate) ids: slice::Iter<'a, I>,
+    pub(crate) rows: columns::Iter<'a, T::Columns>,
 }
 
 impl<T: Record, I: Id> Clone for Iter<'_, T, I> {
@@ -1204,8 +1205,9 @@ impl<'a, T: Record + 'a, I: Id> FusedIterator for Iter<'a, T, I> {}
 /// assert_eq!(*points.get(a).unwrap().x, 10.0);
 /// ```
 pub struct IterMut<'a, T: Record + 'a, I: Id> {
-    ids: slice::Iter<'a, I>,
-    rows: columns::IterMut<'a, T::Columns>,
+    // Crate-visible for the parallel iterators, which split both alike.
+    pub(crate) ids: slice::Iter<'a, I>,
+    pub(crate) rows: columns::IterMut<'a, T::Columns>,
 }
 
 impl<'a, T: Record + 'a, I: Id> Iterator for IterMut<'a, T, I> {
@@ -1233,33 +1235,6 @@ impl<'a, T: Record + 'a, I: Id> DoubleEndedIterator for IterMut<'a, T, I> {
 
 impl<'a, T: Record + 'a, I: Id> ExactSizeIterator for IterMut<'a, T, I> {}
 impl<'a, T: Record + 'a, I: Id> FusedIterator for IterMut<'a, T, I> {}
-
-/// `SplitAt` for `Iter` and `IterMut`: ids and rows split at the same index,
-/// so each half still pairs every id with its row.
-#[cfg(feature = "rayon")]
-macro_rules! split_at {
-    ($iter:ident) => {
-        impl<T: Record, I: Id> crate::par::SplitAt for $iter<'_, T, I> {
-            fn split_at(self, mid: usize) -> (Self, Self) {
-                let (rows, rest_rows) = self.rows.split_at(mid);
-                let (ids, rest) = self.ids.as_slice().split_at(mid);
-                let left = $iter {
-                    ids: ids.iter(),
-                    rows,
-                };
-                let right = $iter {
-                    ids: rest.iter(),
-                    rows: rest_rows,
-                };
-                (left, right)
-            }
-        }
-    };
-}
-#[cfg(feature = "rayon")]
-split_at!(Iter);
-#[cfg(feature = "rayon")]
-split_at!(IterMut);
 
 /// Removes every object of a [`SoaStorage`], yielding `(id, value)`.
 ///
