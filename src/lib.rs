@@ -593,6 +593,7 @@
 //! * `rayon`: parallel iterators on every derived allocator (implies `std`).
 
 #![no_std]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 extern crate alloc;

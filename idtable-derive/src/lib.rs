@@ -5,11 +5,12 @@
 //! The pipeline has one file per stage: `ast.rs` reads the struct into a
 //! model that keeps the original tokens for spans, `attr.rs` parses the
 //! `#[soa(...)]` options, `valid.rs` runs the checks that need the whole model,
-//! `names.rs` owns every generated identifier, and `expand.rs` writes the code.
+//! `names.rs` owns every generated identifier, and `expand/` writes the code.
 //! Errors are collected, not returned at the first one, so the user fixes
 //! them in one pass.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod ast;
 mod attr;

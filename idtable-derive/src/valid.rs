@@ -4,8 +4,9 @@ use crate::ast::Input;
 use crate::names::Names;
 
 /// Generated names must differ from the struct's and from each other.
-/// Returns `true` if any clash (the items must then not be emitted).
-pub fn check(input: &Input, names: &Names, errors: &mut Vec<syn::Error>) -> bool {
+/// Pushes an error for each clash and returns whether there was any (the
+/// items must then not be emitted).
+pub fn find_name_clashes(input: &Input, names: &Names, errors: &mut Vec<syn::Error>) -> bool {
     let mut clash = false;
     let all = names.all();
     for (i, name) in all.iter().enumerate() {

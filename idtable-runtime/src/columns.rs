@@ -778,7 +778,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Number of rows.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -788,12 +787,12 @@ impl<C: Columns> ColumnBuffer<C> {
     /// buf.push((2, "b"));
     /// assert_eq!(buf.len(), 2);
     /// ```
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` when there are no rows.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -803,13 +802,13 @@ impl<C: Columns> ColumnBuffer<C> {
     /// buf.push((1, "a"));
     /// assert!(!buf.is_empty());
     /// ```
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Rows that fit before the next reallocation (`usize::MAX` when every
     /// column is zero-sized).
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -819,6 +818,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// buf.push((1, "a"));
     /// assert!(buf.capacity() >= 1);
     /// ```
+    #[inline(always)]
     pub fn capacity(&self) -> usize {
         self.cap
     }
@@ -962,7 +962,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Appends a row.
-    #[inline]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -971,6 +970,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// buf.push((1, "a"));
     /// assert_eq!(buf.get(0), Some((&1, &"a")));
     /// ```
+    #[inline]
     pub fn push(&mut self, values: C::Values) {
         if self.len == self.cap {
             self.grow_one();
@@ -982,7 +982,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Removes and returns the last row.
-    #[inline]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -993,6 +992,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// assert_eq!(buf.pop(), Some((2, "b")));
     /// assert_eq!(buf.len(), 1);
     /// ```
+    #[inline]
     pub fn pop(&mut self) -> Option<C::Values> {
         if self.len == 0 {
             return None;
@@ -1106,7 +1106,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// References to row `index`, or `None` past the end.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -1116,6 +1115,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// assert_eq!(buf.get(0), Some((&1, &"a")));
     /// assert_eq!(buf.get(1), None);
     /// ```
+    #[inline(always)]
     pub fn get(&self, index: usize) -> Option<C::Refs<'_>> {
         if index < self.len {
             // SAFETY: the row is initialised; `&self` keeps it from being
@@ -1127,7 +1127,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// Mutable references to row `index`, or `None` past the end.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -1140,6 +1139,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// assert_eq!(buf.get(0), Some((&2, &"b")));
     /// assert!(buf.get_mut(1).is_none());
     /// ```
+    #[inline(always)]
     pub fn get_mut(&mut self, index: usize) -> Option<C::Muts<'_>> {
         if index < self.len {
             // SAFETY: the row is initialised; `&mut self` makes the borrow
@@ -1181,7 +1181,6 @@ impl<C: Columns> ColumnBuffer<C> {
     }
 
     /// One slice per column, rows `0..len`.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -1193,13 +1192,13 @@ impl<C: Columns> ColumnBuffer<C> {
     /// assert_eq!(numbers.iter().sum::<u32>(), 3);
     /// assert_eq!(names, &["a", "b"]);
     /// ```
+    #[inline(always)]
     pub fn slices(&self) -> C::Slices<'_> {
         // SAFETY: rows `0..len` are initialised; shared borrow of `self`.
         unsafe { C::slices(self.ptrs, self.len) }
     }
 
     /// One mutable slice per column, rows `0..len`.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::columns::{Col, ColumnBuffer};
@@ -1211,6 +1210,7 @@ impl<C: Columns> ColumnBuffer<C> {
     /// numbers.iter_mut().for_each(|n| *n *= 10);
     /// assert_eq!(buf.slices().0, &[10, 20]);
     /// ```
+    #[inline(always)]
     pub fn slices_mut(&mut self) -> C::SlicesMut<'_> {
         // SAFETY: rows `0..len` are initialised; unique borrow of `self`.
         unsafe { C::slices_mut(self.ptrs, self.len) }

@@ -30,6 +30,7 @@
 
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]

@@ -372,7 +372,6 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// Number of live objects.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage};
@@ -385,12 +384,12 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// s.insert(Point { x: 1.0, y: 1.0 });
     /// assert_eq!(s.len(), 2);
     /// ```
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// `true` when there is no live object.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage};
@@ -405,6 +404,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// s.remove(id);
     /// assert!(s.is_empty());
     /// ```
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
@@ -583,7 +583,6 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// `true` if `id` is live.
-    #[inline(always)]
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage};
@@ -597,6 +596,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// s.remove(a);
     /// assert!(!s.contains(a));
     /// ```
+    #[inline(always)]
     pub fn contains(&self, id: I) -> bool {
         self.table.contains(id)
     }

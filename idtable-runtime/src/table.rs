@@ -35,6 +35,16 @@ use crate::id::{index_mask, Id, IdBits, LayoutName};
 mod parts;
 pub use parts::{IdTableParts, PartsError};
 
+/// Where the next insert's slot comes from.
+enum NextSlot {
+    /// The slot at the front of the free queue.
+    Queued(usize),
+    /// A slot never issued before, appended to the slot table.
+    Fresh,
+    /// None: every index is live or retired.
+    Full,
+}
+
 /// What a table does with a slot whose generation is used up.
 ///
 /// ```
@@ -434,18 +444,16 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// Which slot the next insert takes: `Some(Ok(s))` reuses queued slot
-    /// `s` (front of the queue), `Some(Err(()))` takes a fresh slot, `None`
-    /// when nothing can be issued.
-    fn choose_slot(&self) -> Option<Result<usize, ()>> {
+    /// Which slot the next insert takes.
+    fn next_slot(&self) -> NextSlot {
         let waiting = self.free.len();
         let fresh_left = self.slots.len() <= I::MAX_INDEX;
         if waiting > 0 && (waiting >= self.config.min_free || !fresh_left) {
-            Some(Ok(self.free[0].to_u64() as usize))
+            NextSlot::Queued(self.free[0].to_u64() as usize)
         } else if fresh_left {
-            Some(Err(()))
+            NextSlot::Fresh
         } else {
-            None
+            NextSlot::Full
         }
     }
 
@@ -459,13 +467,13 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert().0, next);
     /// ```
     pub fn next_id(&self) -> Result<I, TableFull> {
-        let (index, generation) = match self.choose_slot() {
-            Some(Ok(s)) => (
+        let (index, generation) = match self.next_slot() {
+            NextSlot::Queued(s) => (
                 s,
                 self.next_generation(Self::slot_generation(self.slots[s])),
             ),
-            Some(Err(())) => (self.slots.len(), 1),
-            None => return Err(TableFull::new::<I>()),
+            NextSlot::Fresh => (self.slots.len(), 1),
+            NextSlot::Full => return Err(TableFull::new::<I>()),
         };
         Ok(Self::make_id(index, generation))
     }
@@ -494,19 +502,19 @@ impl<I: Id> IdTable<I> {
     #[inline]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
         let dense = self.ids.len();
-        let (index, generation) = match self.choose_slot() {
-            Some(Ok(s)) => {
+        let (index, generation) = match self.next_slot() {
+            NextSlot::Queued(s) => {
                 self.free.pop_front();
                 (
                     s,
                     self.next_generation(Self::slot_generation(self.slots[s])),
                 )
             }
-            Some(Err(())) => {
+            NextSlot::Fresh => {
                 self.slots.push(Self::pack(0, Self::MASK));
                 (self.slots.len() - 1, 1)
             }
-            None => return Err(TableFull::new::<I>()),
+            NextSlot::Full => return Err(TableFull::new::<I>()),
         };
         self.slots[index] = Self::pack(generation, dense as u64);
         let id = Self::make_id(index, generation);

@@ -159,7 +159,7 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         return to_compile_errors(errors);
     };
     let names = Names::new(&input);
-    if valid::check(&input, &names, &mut errors) {
+    if valid::find_name_clashes(&input, &names, &mut errors) {
         // Emitting items whose names clash would only add errors.
         return to_compile_errors(errors);
     }
