@@ -4,54 +4,16 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::format::{
+    fixed_word0, fixed_word1, header_words, slot_word, split_slot, Tag, EMPTY_BYTES, FIXED_WORDS,
+    MAX_WORDS,
+};
 use super::load::validate;
 use super::words::{as_bytes, as_f32s};
 use super::{DataError, Key, Value, MAX_BYTES};
 
-/// Words of the fixed header (version, count, payload start, length).
-pub(crate) const FIXED_WORDS: usize = 2;
-/// The format version written at byte 0.
-pub(crate) const VERSION: u8 = 1;
-/// The largest buffer, in words.
-pub(crate) const MAX_WORDS: usize = MAX_BYTES / 4;
 /// The first allocation, in words (32 bytes).
 const MIN_WORDS: usize = 8;
-
-pub(crate) const TAG_BOOL: u8 = 1;
-pub(crate) const TAG_FLOAT: u8 = 2;
-pub(crate) const TAG_STR: u8 = 3;
-pub(crate) const TAG_FLOATS: u8 = 4;
-
-/// The saved form of a component that has never allocated: version 1, no
-/// entries, payload start 8, length 8.
-const EMPTY_BYTES: [u8; 8] = [VERSION, 0, 0, 0, 8, 0, 8, 0];
-
-/// Words taken by the fixed header and the three entry arrays of `n` entries.
-pub(crate) const fn header_words(n: usize) -> usize {
-    FIXED_WORDS + 2 * n + n.div_ceil(4)
-}
-
-/// Splits a string's or array's value word into (byte offset, length field).
-pub(crate) const fn split_slot(word: u32) -> (usize, usize) {
-    ((word & 0xffff) as usize, (word >> 16) as usize)
-}
-
-/// Words a payload of this type and length field occupies (0 for inline types).
-const fn payload_words(tag: u8, len: usize) -> usize {
-    match tag {
-        TAG_STR => len.div_ceil(4),
-        TAG_FLOATS => len,
-        _ => 0,
-    }
-}
-
-const fn fixed_word0(count: usize) -> u32 {
-    VERSION as u32 | (count as u32) << 16
-}
-
-const fn fixed_word1(payload_start_words: usize, len_words: usize) -> u32 {
-    (payload_start_words * 4) as u32 | ((len_words * 4) as u32) << 16
-}
 
 /// A zeroed buffer of `len` words holding no entries.
 fn empty_buffer(len: usize) -> Vec<u32> {
@@ -296,7 +258,7 @@ impl DataComponent {
     #[inline]
     pub fn get_bool(&self, key: impl Into<Key>) -> Option<bool> {
         match self.entry(key.into())? {
-            (TAG_BOOL, word) => Some(word != 0),
+            (Some(Tag::Bool), word) => Some(word != 0),
             _ => None,
         }
     }
@@ -316,7 +278,7 @@ impl DataComponent {
     #[inline]
     pub fn get_f32(&self, key: impl Into<Key>) -> Option<f32> {
         match self.entry(key.into())? {
-            (TAG_FLOAT, word) => Some(f32::from_bits(word)),
+            (Some(Tag::Float), word) => Some(f32::from_bits(word)),
             _ => None,
         }
     }
@@ -335,7 +297,7 @@ impl DataComponent {
     #[inline]
     pub fn get_str(&self, key: impl Into<Key>) -> Option<&str> {
         match self.entry(key.into())? {
-            (TAG_STR, word) => Some(self.str_at(word)),
+            (Some(Tag::Str), word) => Some(self.str_at(word)),
             _ => None,
         }
     }
@@ -354,7 +316,7 @@ impl DataComponent {
     #[inline]
     pub fn get_f32s(&self, key: impl Into<Key>) -> Option<&[f32]> {
         match self.entry(key.into())? {
-            (TAG_FLOATS, word) => Some(self.floats_at(word)),
+            (Some(Tag::Floats), word) => Some(self.floats_at(word)),
             _ => None,
         }
     }
@@ -386,13 +348,8 @@ impl DataComponent {
     ) -> Result<(), DataError> {
         let key = key.into();
         let value = value.into();
-        let (tag, len) = match value {
-            Value::Bool(_) => (TAG_BOOL, 0),
-            Value::Float(_) => (TAG_FLOAT, 0),
-            Value::Str(s) => (TAG_STR, s.len()),
-            Value::Floats(xs) => (TAG_FLOATS, xs.len()),
-        };
-        let size = payload_words(tag, len);
+        let (tag, len) = Tag::of(&value);
+        let size = tag.payload_words(len);
         if size > MAX_WORDS {
             // Checked early so the length fits the 16-bit field below.
             return Err(DataError::TooLarge {
@@ -425,7 +382,7 @@ impl DataComponent {
             }
         };
         self.words[FIXED_WORDS + n + index] = word;
-        self.set_tag(n, index, tag);
+        self.set_tag(n, index, tag.byte());
         Ok(())
     }
 
@@ -454,7 +411,7 @@ impl DataComponent {
         if index != last {
             self.words[FIXED_WORDS + index] = self.words[FIXED_WORDS + last];
             self.words[FIXED_WORDS + n + index] = self.words[FIXED_WORDS + n + last];
-            let tag = self.tag(n, last);
+            let tag = self.tag_byte(n, last);
             self.set_tag(n, index, tag);
         }
         self.set_tag(n, last, 0);
@@ -560,8 +517,9 @@ impl DataComponent {
             .unwrap_or(0)
     }
 
+    /// The saved tag byte of entry `index` of `n` (0 past the end).
     #[inline]
-    fn tag(&self, n: usize, index: usize) -> u8 {
+    fn tag_byte(&self, n: usize, index: usize) -> u8 {
         let word = self
             .words
             .get(FIXED_WORDS + 2 * n + index / 4)
@@ -578,16 +536,22 @@ impl DataComponent {
 
     /// The type tag and value word of `key`, if it is set.
     #[inline]
-    fn entry(&self, key: Key) -> Option<(u8, u32)> {
+    fn entry(&self, key: Key) -> Option<(Option<Tag>, u32)> {
         let n = self.len();
         let index = find_hash(self.keys(), key.to_hash())?;
-        Some((self.tag(n, index), self.value_word(n, index)))
+        Some((
+            Tag::from_byte(self.tag_byte(n, index)),
+            self.value_word(n, index),
+        ))
     }
 
     /// Reads entry `index` of `n`; never panics, whatever the words hold.
     #[inline]
     fn value_at(&self, n: usize, index: usize) -> Value<'_> {
-        self.decode(self.tag(n, index), self.value_word(n, index))
+        self.decode(
+            Tag::from_byte(self.tag_byte(n, index)),
+            self.value_word(n, index),
+        )
     }
 
     /// Decodes an entry. The byte and float views are computed for every tag
@@ -595,14 +559,14 @@ impl DataComponent {
     /// one, which lets the compiler select instead of branching twice on the
     /// value type (once here, once in the caller's match).
     #[inline]
-    fn decode(&self, tag: u8, word: u32) -> Value<'_> {
+    fn decode(&self, tag: Option<Tag>, word: u32) -> Value<'_> {
         let bytes = self.bytes_at(word);
         let floats = self.floats_at(word);
         match tag {
-            TAG_BOOL => Value::Bool(word != 0),
-            TAG_STR => Value::Str(str_of(bytes)),
-            TAG_FLOATS => Value::Floats(floats),
-            _ => Value::Float(f32::from_bits(word)),
+            Some(Tag::Bool) => Value::Bool(word != 0),
+            Some(Tag::Str) => Value::Str(str_of(bytes)),
+            Some(Tag::Floats) => Value::Floats(floats),
+            Some(Tag::Float) | None => Value::Float(f32::from_bits(word)),
         }
     }
 
@@ -634,7 +598,7 @@ impl DataComponent {
     /// Payload slot (word offset, words) of entry `index`, if it has one.
     fn slot(&self, n: usize, index: usize) -> Option<(usize, usize)> {
         let (offset, len) = split_slot(self.value_word(n, index));
-        let size = payload_words(self.tag(n, index), len);
+        let size = Tag::from_byte(self.tag_byte(n, index)).map_or(0, |tag| tag.payload_words(len));
         (size > 0).then_some((offset / 4, size))
     }
 
@@ -837,11 +801,6 @@ fn str_of(bytes: &[u8]) -> &str {
     // (compaction, `shrink_to_fit`) copy whole slots. Payload bytes are only
     // overwritten or zeroed after no entry points at them any more.
     unsafe { core::str::from_utf8_unchecked(bytes) }
-}
-
-/// A string's or array's value word: byte offset of word `offset`, length field.
-const fn slot_word(offset: usize, len: usize) -> u32 {
-    (offset * 4) as u32 | (len as u32) << 16
 }
 
 impl PartialEq for DataComponent {

@@ -2,9 +2,7 @@
 //!
 //! [`DataComponent::from_bytes`]: super::DataComponent::from_bytes
 
-use super::buffer::{
-    header_words, split_slot, FIXED_WORDS, TAG_BOOL, TAG_FLOAT, TAG_FLOATS, TAG_STR, VERSION,
-};
+use super::format::{header_words, split_slot, Tag, FIXED_WORDS, VERSION};
 use super::words::as_bytes;
 use super::{DataError, Key};
 use alloc::vec::Vec;
@@ -53,7 +51,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
 
     // Type tags, then zero padding up to the end of the entry arrays.
     for (index, &tag) in tags.iter().enumerate().take(n) {
-        if !matches!(tag, TAG_BOOL | TAG_FLOAT | TAG_STR | TAG_FLOATS) {
+        if Tag::from_byte(tag).is_none() {
             return Err(DataError::BadType { index, tag });
         }
     }
@@ -69,12 +67,15 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
 
     // Value words; payloads collected as (start, end, index) byte ranges.
     let mut ranges = Vec::new();
-    for (index, (&word, &tag)) in values.iter().zip(tags).enumerate() {
+    for (index, (&word, &byte)) in values.iter().zip(tags).enumerate() {
+        let Some(tag) = Tag::from_byte(byte) else {
+            continue; // refused above
+        };
         match tag {
-            TAG_BOOL if word > 1 => return Err(DataError::BadBool { index, word }),
-            TAG_STR | TAG_FLOATS => {
+            Tag::Bool if word > 1 => return Err(DataError::BadBool { index, word }),
+            Tag::Str | Tag::Floats => {
                 let (offset, field) = split_slot(word);
-                let size = if tag == TAG_STR { field } else { field * 4 };
+                let size = tag.payload_bytes(field);
                 let bad = DataError::BadPayload {
                     index,
                     offset,
@@ -90,7 +91,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
                     return Err(bad);
                 }
                 let end = offset + size.next_multiple_of(4);
-                if tag == TAG_STR {
+                if tag == Tag::Str {
                     let text = bytes.get(offset..offset + size).ok_or(bad)?;
                     if core::str::from_utf8(text).is_err() {
                         return Err(DataError::BadUtf8 { index });

@@ -108,6 +108,7 @@ compile_error!(
 
 mod buffer;
 mod error;
+mod format;
 mod key;
 mod load;
 mod value;

@@ -1,0 +1,138 @@
+//! The saved format of a [`DataComponent`](super::DataComponent), each fact
+//! once: the word layout of the header, the version, the size limit and the
+//! value types' tags. The buffer's operations (`buffer.rs`) and the checks of
+//! saved bytes (`load.rs`) both read it from here; the module docs describe
+//! the same layout for users.
+
+use super::{Value, MAX_BYTES};
+
+/// Words of the fixed header (version and count; payload start and length).
+pub(crate) const FIXED_WORDS: usize = 2;
+/// The format version written at byte 0.
+pub(crate) const VERSION: u8 = 1;
+/// The largest buffer, in words.
+pub(crate) const MAX_WORDS: usize = MAX_BYTES / 4;
+
+/// The saved form of a component that has never allocated: version 1, no
+/// entries, payload start 8, length 8.
+pub(crate) const EMPTY_BYTES: [u8; 8] = [VERSION, 0, 0, 0, 8, 0, 8, 0];
+
+/// Words taken by the fixed header and the three entry arrays of `n` entries
+/// (keys, value words, and the type tags packed four to a word).
+pub(crate) const fn header_words(n: usize) -> usize {
+    FIXED_WORDS + 2 * n + n.div_ceil(4)
+}
+
+/// Splits a string's or array's value word into (byte offset, length field).
+pub(crate) const fn split_slot(word: u32) -> (usize, usize) {
+    ((word & 0xffff) as usize, (word >> 16) as usize)
+}
+
+/// The value word of a payload at word `offset` with this length field.
+pub(crate) const fn slot_word(offset: usize, len: usize) -> u32 {
+    (offset * 4) as u32 | (len as u32) << 16
+}
+
+/// Header word 0: the version and the number of entries.
+pub(crate) const fn fixed_word0(count: usize) -> u32 {
+    VERSION as u32 | (count as u32) << 16
+}
+
+/// Header word 1: the payload start and the buffer length, in bytes.
+pub(crate) const fn fixed_word1(payload_start_words: usize, len_words: usize) -> u32 {
+    (payload_start_words * 4) as u32 | ((len_words * 4) as u32) << 16
+}
+
+/// The type tag of an entry: one byte per entry in the header. Each value
+/// type is described here once: its tag byte, the length its value word
+/// records, and the payload that length takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Tag {
+    /// `Value::Bool`: the value word is 0 or 1.
+    Bool = 1,
+    /// `Value::Float`: the value word is the `f32`'s bits.
+    Float = 2,
+    /// `Value::Str`: the value word is a slot of that many UTF-8 bytes.
+    Str = 3,
+    /// `Value::Floats`: the value word is a slot of that many `f32`s.
+    Floats = 4,
+}
+
+impl Tag {
+    /// The tag a saved byte names, if any.
+    #[inline(always)]
+    pub(crate) const fn from_byte(byte: u8) -> Option<Tag> {
+        match byte {
+            1 => Some(Tag::Bool),
+            2 => Some(Tag::Float),
+            3 => Some(Tag::Str),
+            4 => Some(Tag::Floats),
+            _ => None,
+        }
+    }
+
+    /// The byte saved for this tag.
+    #[inline(always)]
+    pub(crate) const fn byte(self) -> u8 {
+        self as u8
+    }
+
+    /// The tag of `value` and the length field its value word records.
+    #[inline]
+    pub(crate) fn of(value: &Value<'_>) -> (Tag, usize) {
+        match value {
+            Value::Bool(_) => (Tag::Bool, 0),
+            Value::Float(_) => (Tag::Float, 0),
+            Value::Str(s) => (Tag::Str, s.len()),
+            Value::Floats(xs) => (Tag::Floats, xs.len()),
+        }
+    }
+
+    /// Payload bytes of a value of this tag with length field `len` (0 for
+    /// the types held in the value word).
+    #[inline(always)]
+    pub(crate) const fn payload_bytes(self, len: usize) -> usize {
+        match self {
+            Tag::Str => len,
+            Tag::Floats => len * 4,
+            Tag::Bool | Tag::Float => 0,
+        }
+    }
+
+    /// Words the payload occupies (its bytes rounded up to whole words).
+    #[inline(always)]
+    pub(crate) const fn payload_words(self, len: usize) -> usize {
+        self.payload_bytes(len).div_ceil(4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tag_round_trips_through_its_byte_and_no_other_byte_is_a_tag() {
+        for byte in 0..=u8::MAX {
+            match Tag::from_byte(byte) {
+                Some(tag) => assert_eq!(tag.byte(), byte),
+                None => assert!(byte == 0 || byte > 4),
+            }
+        }
+        let values = [
+            Value::Bool(true),
+            Value::Float(1.0),
+            Value::Str("abcde"),
+            Value::Floats(&[1.0, 2.0]),
+        ];
+        let words: Vec<usize> = values
+            .iter()
+            .map(|v| {
+                let (tag, len) = Tag::of(v);
+                assert_eq!(Tag::from_byte(tag.byte()), Some(tag));
+                tag.payload_words(len)
+            })
+            .collect();
+        assert_eq!(words, [0, 0, 2, 2]);
+    }
+}
