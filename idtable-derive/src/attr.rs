@@ -4,15 +4,81 @@ use proc_macro2::Span;
 use syn::parse::ParseStream;
 use syn::{Attribute, Ident, LitInt, LitStr, Path, Token, Type};
 
-/// The option keys, as written by the user.
-pub const ID: &str = "id";
-pub const MIN_FREE: &str = "min_free";
-pub const ON_EXHAUSTED: &str = "on_exhausted";
-pub const ALLOCATOR: &str = "allocator";
-pub const ID_TYPE: &str = "id_type";
-pub const CRATE: &str = "crate";
-pub const SERDE: &str = "serde";
-const KEYS: &[&str] = &[ID, MIN_FREE, ON_EXHAUSTED, ALLOCATOR, ID_TYPE, CRATE, SERDE];
+/// One `#[soa(...)]` option: its key, how it is written, and how its value
+/// is read into [`Attrs`]. Adding an option is one row of [`OPTIONS`] plus
+/// its effect in `expand/`; the error messages list the keys from here, and a
+/// test checks that the facade's `SoaAllocator` docs show every key.
+pub struct Opt {
+    /// The key, as the user writes it.
+    pub key: &'static str,
+    /// `true` for a flag written without a value (`#[soa(serde)]`).
+    pub flag: bool,
+    /// Reads the value (nothing, for a flag) into the options.
+    parse: fn(ParseStream, &mut Attrs) -> syn::Result<()>,
+}
+
+/// Every option, in the order the error messages list them.
+pub const OPTIONS: &[Opt] = &[
+    Opt {
+        key: "id",
+        flag: false,
+        parse: |input, out| {
+            let ty = input.parse::<Type>().map_err(|e| {
+                with_hint(e, "expected an id layout type, e.g. `id = idtable::Id24_8`")
+            })?;
+            out.id = Some(ty);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "min_free",
+        flag: false,
+        parse: |input, out| {
+            out.min_free = Some(parse_min_free(input)?);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "on_exhausted",
+        flag: false,
+        parse: |input, out| {
+            out.on_exhausted = Some(parse_exhaustion(input)?);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "allocator",
+        flag: false,
+        parse: |input, out| {
+            out.allocator = Some(parse_ident(input, "allocator")?);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "id_type",
+        flag: false,
+        parse: |input, out| {
+            out.id_type = Some(parse_ident(input, "id_type")?);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "crate",
+        flag: false,
+        parse: |input, out| {
+            out.krate = Some(parse_crate(input)?);
+            Ok(())
+        },
+    },
+    Opt {
+        key: "serde",
+        flag: true,
+        parse: |_, out| {
+            out.serde = true;
+            Ok(())
+        },
+    },
+];
 
 /// `on_exhausted = retire | wrap`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -47,7 +113,7 @@ impl Attrs {
                     return Err(meta.error(unknown_key_message()));
                 };
                 let key = key_ident.to_string();
-                if !KEYS.contains(&key.as_str()) {
+                let Some(opt) = OPTIONS.iter().find(|o| o.key == key) else {
                     errors.push(syn::Error::new(
                         key_ident.span(),
                         format!("unknown soa option `{key}`; {}", expected_keys()),
@@ -56,7 +122,7 @@ impl Attrs {
                         meta.value().and_then(skip_value)?;
                     }
                     return Ok(());
-                }
+                };
                 if seen.contains(&key) {
                     // Consume the value so parsing goes on after the error.
                     let _ = meta.value().and_then(skip_value);
@@ -67,35 +133,20 @@ impl Attrs {
                     return Ok(());
                 }
                 seen.push(key.clone());
-                if key == SERDE {
-                    // A flag: `#[soa(serde)]`, no value.
+                if opt.flag {
                     if meta.input.peek(Token![=]) {
                         let _ = meta.value().and_then(skip_value);
                         errors.push(syn::Error::new(
                             key_ident.span(),
-                            "`serde` takes no value: write `#[soa(serde)]`",
+                            format!("`{key}` takes no value: write `#[soa({key})]`"),
                         ));
-                    } else {
-                        out.serde = true;
+                    } else if let Err(e) = (opt.parse)(meta.input, &mut out) {
+                        errors.push(e);
                     }
                     return Ok(());
                 }
                 let value = meta.value()?;
-                let parsed = match key.as_str() {
-                    ID => value
-                        .parse::<Type>()
-                        .map(|t| out.id = Some(t))
-                        .map_err(|e| {
-                            with_hint(e, "expected an id layout type, e.g. `id = idtable::Id24_8`")
-                        }),
-                    MIN_FREE => parse_min_free(value).map(|v| out.min_free = Some(v)),
-                    ON_EXHAUSTED => parse_exhaustion(value).map(|v| out.on_exhausted = Some(v)),
-                    ALLOCATOR => parse_ident(value, ALLOCATOR).map(|v| out.allocator = Some(v)),
-                    ID_TYPE => parse_ident(value, ID_TYPE).map(|v| out.id_type = Some(v)),
-                    CRATE => parse_crate(value).map(|v| out.krate = Some(v)),
-                    _ => unreachable!("key checked against KEYS"),
-                };
-                if let Err(e) = parsed {
+                if let Err(e) = (opt.parse)(value, &mut out) {
                     errors.push(e);
                     let _ = skip_value(value);
                 }
@@ -110,7 +161,7 @@ impl Attrs {
 }
 
 fn expected_keys() -> String {
-    let list: Vec<String> = KEYS.iter().map(|k| format!("`{k}`")).collect();
+    let list: Vec<String> = OPTIONS.iter().map(|o| format!("`{}`", o.key)).collect();
     format!("expected one of {}", list.join(", "))
 }
 
@@ -175,5 +226,37 @@ fn parse_crate(input: ParseStream) -> syn::Result<Path> {
                 "expected a path to the idtable crate, e.g. `crate = ::idtable`",
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OPTIONS;
+
+    /// The facade documents every option in one place, the example on its
+    /// `SoaAllocator` re-export: each key of the table must appear there.
+    #[test]
+    fn every_option_is_documented_on_the_facade_derive() {
+        let facade = include_str!("../../src/lib.rs");
+        let start = facade
+            .find("/// The options of `#[soa(...)]`")
+            .expect("the option list on the SoaAllocator re-export");
+        let end = start
+            + facade[start..]
+                .find("pub use idtable_derive::SoaAllocator;")
+                .expect("the re-export after its docs");
+        let docs = &facade[start..end];
+        for opt in OPTIONS {
+            let written = if opt.flag {
+                format!("soa({})", opt.key)
+            } else {
+                format!("///     {} = ", opt.key)
+            };
+            assert!(
+                docs.contains(&written),
+                "`{}` is not shown in the SoaAllocator docs (looked for `{written}`)",
+                opt.key
+            );
+        }
     }
 }
