@@ -1,9 +1,10 @@
 //! `DataComponent` against the naive designs of reference/data-component.md:
 //! `set` and `get` on sheets of 4, 16 and 64 keys, and heap bytes per sheet.
 //!
-//! Run with `cargo bench --bench data_component`. Heap bytes are measured with
-//! a counting global allocator (bytes requested from the allocator and still
-//! live after building one sheet; the allocator's own overhead not included).
+//! Run with `cargo bench --manifest-path benches/Cargo.toml --bench
+//! data_component`. Heap bytes are measured with a counting global allocator
+//! (bytes requested from the allocator and still live after building one
+//! sheet; the allocator's own overhead not included).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;

@@ -1,8 +1,9 @@
 //! The particles integration step, serial against rayon (feature `rayon`).
 //!
-//! Run: `cargo bench --features rayon --bench parallel`. After criterion's
-//! own output the bench prints a Markdown table of the medians and the
-//! serial/parallel ratios of this run, read back from `target/criterion`.
+//! Run: `cargo bench --manifest-path benches/Cargo.toml --features rayon --bench
+//! parallel`. After criterion's own output the bench prints a Markdown table of
+//! the medians and the serial/parallel ratios of this run, read back from
+//! `target/criterion` (relative to this package: benches/target/criterion).
 //!
 //! The step is the one of `examples/particles.rs` on the same `Particle`
 //! struct: drag and gravity on `vel`, `pos += vel * dt`, `age += dt`. Five

@@ -8,8 +8,9 @@
 //! built before `b.iter` for read-only and in-place groups).
 //!
 //! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
-//! `cargo bench --bench peers`, then BENCHMARKS.md), or
-//! `cargo bench --bench peers && python3 benches/report.py`.
+//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, then
+//! BENCHMARKS.md), or `cargo bench --manifest-path benches/Cargo.toml --bench
+//! peers && python3 benches/report.py` (from the repository root).
 //!
 //! Environment:
 //! * `IDTABLE_BENCH_QUICK=1`: N = 1,000 and 16,384 and short measurements, for

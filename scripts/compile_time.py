@@ -18,7 +18,8 @@ both alike. The medians, the ratio and the target go into BENCHMARKS.md between
     python3 scripts/compile_time.py --no-write      # print the region, leave BENCHMARKS.md alone
 
 Standard library only. Needs cargo on PATH; the crates.io dependencies
-(soa_derive 0.14 and idtable's own) are resolved with the workspace's Cargo.lock.
+(soa_derive 0.14 and idtable's own) are resolved with benches/Cargo.lock, the lock
+file of the benchmark package, which holds both.
 If a nightly toolchain is installed (`rustup toolchain list`), the size of the
 macro-expanded code (`-Zunpretty=expanded`) is reported too; otherwise that row is skipped.
 """
@@ -127,7 +128,8 @@ def write_crate(base: Path, key: str) -> Path:
         f"[lib]\npath = \"src/lib.rs\"\n\n[dependencies]\n{dep()}\n\n[workspace]\n"
     )
     (d / "src" / "lib.rs").write_text(lib_rs(key))
-    lock = ROOT / "Cargo.lock"  # same dependency versions as the workspace
+    # Same dependency versions as the benchmarks (idtable's and soa_derive's).
+    lock = ROOT / "benches" / "Cargo.lock"
     if lock.exists():
         shutil.copy(lock, d / "Cargo.lock")
     return d
@@ -275,7 +277,7 @@ def render(args, profiles, results, expand, started, finished) -> str:
         "  * `ct_soa_derive`: `#[derive(soa_derive::StructOfArray)]` (minimal form, no "
         "`#[soa_derive(..)]`), `let mut v = SNVec::new(); v.push(SN { .. }); *v.get(0).unwrap().field`; "
         "dependency `soa_derive = \"0.14\"`.",
-        "  Dependency versions come from the workspace's `Cargo.lock`. Each crate has its own "
+        "  Dependency versions come from `benches/Cargo.lock`. Each crate has its own "
         "`CARGO_TARGET_DIR` and is built once before timing (dependencies compiled, not timed).",
         "* **clean**: `cargo clean -p <crate>` then `cargo build` (the derive's expansion plus "
         "compiling the generated code; dependencies stay built). **incremental**: append a "

@@ -2,7 +2,7 @@
 //! `unsafe` invariant stays sound after `#[derive(SoaAllocator)]`: every
 //! safe path the derive and the runtime offer another module only ever hands
 //! back values the struct's own module made (the ways to forge or read one
-//! are compile-fail cases in `tests/ui/`). Generic structs get ids typed by
+//! are compile-fail cases in `ui-tests/tests/ui/`). Generic structs get ids typed by
 //! their arguments, asking nothing of them. Runs under Miri in CI.
 
 use std::rc::Rc;

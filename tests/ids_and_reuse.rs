@@ -882,7 +882,7 @@ mod instance_identity {
 
     /// Documented in GUARANTEES.md: ids carry no allocator-instance identity.
     /// An id of one allocator type does not compile with another type
-    /// (tests/ui/id-of-other-allocator.rs), but two allocators of the same
+    /// (ui-tests/tests/ui/id-of-other-allocator.rs), but two allocators of the same
     /// type issue the same bits, so an id used with the wrong instance of its
     /// type resolves to that instance's object with those bits.
     #[test]

@@ -1,7 +1,8 @@
 //! Compile-fail tests: each file in `tests/ui/` holds one mistake, and its
 //! `.stderr` the error a user sees, pointing at the token to change.
-//! `tests/ui-serde/` runs with the `serde` feature, `tests/ui-no-serde/`
-//! without it, `tests/ui-rayon/` with the `rayon` feature.
+//! `tests/ui-serde/` runs with the `serde` feature (of this package, which
+//! turns on idtable's), `tests/ui-no-serde/` without it, `tests/ui-rayon/`
+//! with the `rayon` feature.
 
 #[test]
 #[cfg_attr(miri, ignore = "trybuild runs rustc")]
