@@ -329,6 +329,62 @@ fn hostile_tables_are_refused() {
 }
 
 #[test]
+fn repeated_fields_are_refused() {
+    let text = saved().to_string();
+    let columns = text.find("\"columns\":{").expect("columns") + "\"columns\":{".len();
+    let twice = format!("{}\"pos\":[],{}", &text[..columns], &text[columns..]);
+    let err = serde_json::from_str::<ParticleAllocator>(&twice)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("duplicate field `pos`"), "{err}");
+    let table = format!(
+        "{{\"table\":{{\"slots\":[],\"dense\":[],\"free\":[]}},{}",
+        &text[1..]
+    );
+    let err = serde_json::from_str::<ParticleAllocator>(&table)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("duplicate field `table`"), "{err}");
+}
+
+/// Only a struct that opted in with `#[soa(serde)]` is saved or loaded field
+/// by field: a storage of any other struct refuses both, so serde cannot read
+/// or set its private fields.
+#[test]
+fn a_storage_of_a_struct_without_soa_serde_refuses_to_save_or_load() {
+    #[derive(SoaAllocator)]
+    struct Secret {
+        key: u64,
+    }
+    let mut s = idtable::SoaStorage::<Secret, SecretId>::default();
+    s.insert(Secret { key: 42 });
+    let err = serde_json::to_string(&s).err().unwrap();
+    assert!(err.to_string().contains("not #[soa(serde)]"), "{err}");
+    let saved = json!({
+        "table": { "slots": [1], "dense": [0], "free": [] },
+        "columns": { "key": [7] },
+    });
+    let err = serde_json::from_value::<idtable::SoaStorage<Secret, SecretId>>(saved)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("not #[soa(serde)]"), "{err}");
+    assert_eq!(s.remove(s.ids()[0]).map(|v| v.key), Some(42));
+}
+
+/// A `SoaStorage` of an opted-in struct saves like its allocator, under the
+/// storage's own struct names.
+#[test]
+fn a_storage_of_an_opted_in_struct_round_trips() {
+    let (a, ids) = churned();
+    let text = serde_json::to_string(&a).unwrap();
+    let storage: idtable::SoaStorage<Particle, ParticleId> = serde_json::from_str(&text).unwrap();
+    assert_eq!(serde_json::to_string(&storage).unwrap(), text);
+    for id in ids {
+        assert_eq!(storage.contains(id), a.contains(id));
+    }
+}
+
+#[test]
 fn hostile_columns_and_shapes_are_refused() {
     assert_refused(
         |v| {

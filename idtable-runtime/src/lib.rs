@@ -44,6 +44,8 @@ pub mod par;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod storage;
+#[cfg(feature = "serde")]
+pub mod storage_serde;
 pub mod table;
 
 pub use id::{

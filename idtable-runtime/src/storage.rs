@@ -47,6 +47,43 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 /// module cannot forge a struct, take one apart, read its private fields or
 /// build a view of values it made up (`GUARANTEES.md`, "Encapsulation").
 ///
+/// Written by hand, for a struct whose views are plain tuples (the derive
+/// writes the same with named view types); the runtime calls each method
+/// with a fresh token:
+///
+/// ```
+/// use idtable::columns::{Col, Columns};
+/// use idtable::{Id32_32, Record, RecordToken, SoaStorage};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pair { n: u32, s: String }
+///
+/// impl Record for Pair {
+///     type Columns = (Col<u32>, Col<String>);
+///     type Values = (u32, String);
+///     type Ref<'a> = (&'a u32, &'a String);
+///     type Mut<'a> = (&'a mut u32, &'a mut String);
+///     type Slices<'a> = (&'a [u32], &'a [String]);
+///     type SlicesMut<'a> = (&'a mut [u32], &'a mut [String]);
+///
+///     fn into_values(self, _: RecordToken<Self>) -> (u32, String) { (self.n, self.s) }
+///     fn from_values((n, s): (u32, String), _: RecordToken<Self>) -> Self { Pair { n, s } }
+///     fn make_ref<'a>(r: <Self::Columns as Columns>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
+///     fn make_mut<'a>(m: <Self::Columns as Columns>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
+///     fn make_slices<'a>(s: <Self::Columns as Columns>::Slices<'a>, _: RecordToken<Self>) -> Self::Slices<'a> { s }
+///     fn make_slices_mut<'a>(s: <Self::Columns as Columns>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::SlicesMut<'a> { s }
+/// }
+///
+/// let mut pairs = SoaStorage::<Pair, Id32_32>::default();
+/// let id = pairs.insert(Pair { n: 1, s: "one".into() }); // Pair::into_values
+/// *pairs.get_mut(id).unwrap().0 = 2;                      // Pair::make_mut
+/// assert_eq!(pairs.get(id), Some((&2, &"one".to_string()))); // Pair::make_ref
+/// assert_eq!(pairs.columns().0, &[2]);                     // Pair::make_slices
+/// pairs.columns_mut().1[0].push('!');                      // Pair::make_slices_mut
+/// assert_eq!(pairs.remove(id), Some(Pair { n: 2, s: "one!".into() })); // Pair::from_values
+/// assert_eq!(Pair::SAVED_FIELDS, None); // not saved or loaded by serde
+/// ```
+///
 /// What the derived impl does, seen through a [`SoaStorage`] (the containers
 /// are the only callers):
 ///
@@ -90,6 +127,12 @@ pub trait Record: Sized {
     where
         Self: 'a;
 
+    /// The field names, in declaration order, for structs that opted into
+    /// saving and loading with `#[soa(serde)]`; `None` for the others, whose
+    /// fields the runtime then never saves or loads (feature `serde`,
+    /// `idtable::storage_serde`).
+    const SAVED_FIELDS: Option<&'static [&'static str]> = None;
+
     /// Splits the struct into its fields.
     fn into_values(self, token: RecordToken<Self>) -> Self::Values;
     /// Builds the struct from its fields.
@@ -130,8 +173,37 @@ pub trait Record: Sized {
 /// It has no public constructor and is neither `Clone` nor `Default`; the
 /// runtime makes one for each call it makes on a `T` it stores, and a
 /// `Record` impl receives only tokens of its own type, so it cannot pass one
-/// on to convert another type. Users never see one; see [`Record`] for why
-/// it exists.
+/// on to convert another type. Users never make one; see [`Record`] for why
+/// it exists and how an impl receives it.
+///
+/// ```
+/// use idtable::{Id32_32, Record, RecordToken, SoaStorage};
+/// use idtable::columns::{Col, Columns};
+///
+/// /// A record of one column, its views the bare references.
+/// struct Hp(u32);
+///
+/// impl Record for Hp {
+///     type Columns = Col<u32>;
+///     type Values = u32;
+///     type Ref<'a> = &'a u32;
+///     type Mut<'a> = &'a mut u32;
+///     type Slices<'a> = &'a [u32];
+///     type SlicesMut<'a> = &'a mut [u32];
+///     // Every method receives a token for `Hp`; it cannot be turned into one
+///     // for another type, nor made here.
+///     fn into_values(self, _: RecordToken<Self>) -> u32 { self.0 }
+///     fn from_values(hp: u32, _: RecordToken<Self>) -> Self { Hp(hp) }
+///     fn make_ref<'a>(r: <Self::Columns as Columns>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
+///     fn make_mut<'a>(m: <Self::Columns as Columns>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
+///     fn make_slices<'a>(s: <Self::Columns as Columns>::Slices<'a>, _: RecordToken<Self>) -> Self::Slices<'a> { s }
+///     fn make_slices_mut<'a>(s: <Self::Columns as Columns>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::SlicesMut<'a> { s }
+/// }
+///
+/// let mut hp = SoaStorage::<Hp, Id32_32>::default();
+/// let id = hp.insert(Hp(10));
+/// assert_eq!(hp.get(id), Some(&10));
+/// ```
 pub struct RecordToken<T> {
     // Invariant in `T`: a token for one type is never one for another.
     _for: PhantomData<fn(T) -> T>,
@@ -1049,6 +1121,22 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 }
 
 impl<T: Record, I: Id> SoaStorage<T, I> {
+    /// The raw column slices (runtime only: they show private fields).
+    #[cfg(feature = "serde")]
+    pub(crate) fn column_slices(&self) -> <T::Columns as Columns>::Slices<'_> {
+        self.columns.slices()
+    }
+
+    /// A storage of a table and a buffer of as many rows as it has live ids.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_table_and_buffer(
+        table: IdTable<I>,
+        columns: ColumnBuffer<T::Columns>,
+    ) -> Self {
+        debug_assert_eq!(table.len(), columns.len());
+        SoaStorage { table, columns }
+    }
+
     /// Rebuilds a storage from a table (usually from
     /// [`IdTable::from_parts`](crate::IdTable::from_parts)) and its rows in
     /// dense order: the row at position `d` belongs to `table.ids()[d]`.

@@ -2,14 +2,14 @@
 //! under `#[soa(serde)]`, emitted inside `__soa_serde!`, which is an error
 //! unless the facade's `serde` feature is on.
 //!
-//! The saved form of an allocator is
-//! `{ table: { slots, dense, free }, columns: { field: [..], .. } }`: the
-//! runtime's `IdTableParts` and one sequence per field, in dense order.
-//! Loading checks the table with `IdTable::from_parts` and the column lengths
-//! before any row is built.
+//! Glue only: the allocator's impls call `SoaStorage::serialize_named` and
+//! `deserialize_named` (the runtime's `storage_serde`), which save and load
+//! `{ table: { slots, dense, free }, columns: { field: [..], .. } }` and check
+//! everything on the way in. The struct's `Record` impl names its fields for
+//! them (`SAVED_FIELDS`, written by `record.rs` under `#[soa(serde)]`).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{GenericParam, Generics, Lifetime, LifetimeParam};
@@ -19,36 +19,33 @@ use super::Ctx;
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
     let serde = quote!(#krate::__private::serde);
-    let serde_path = serde.to_string().replace(' ', "");
     let names = ctx.names;
     let (id, allocator, columns) = (&ctx.id_ty, &names.allocator, &names.columns);
-    let ident = ctx.input.ident;
     let layout = &ctx.layout;
+    let record_ty = &ctx.record_ty;
     let generics = ctx.input.generics;
-    let (impl_generics, ty_generics, _) = generics.split_for_impl();
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let fields = &ctx.input.fields;
-    let idents: Vec<_> = fields.iter().map(|f| f.ident).collect();
+    let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
     let tys = ctx.field_types();
-    let bound_tys = ctx.distinct_field_types();
-    let field_count = fields.len();
-    let locals: Vec<_> = (0..field_count)
-        .map(|i| format_ident!("__soa_column_{}", i))
-        .collect();
 
-    // Bounds on the field types, higher-ranked (see `Ctx::fields_bound`) so
-    // that a struct without generics whose field cannot be saved gets no
-    // "trivially false" bound error on the derive; `field_check` below
-    // reports that field.
-    let ser_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Serialize)));
+    // The allocator's impls hold when every column can be saved and loaded;
+    // bounded higher-ranked (see `Ctx::fields_bound`) so that a struct
+    // without generics whose field cannot be saved gets no "trivially false"
+    // bound error here: `field_check` below reports that field.
+    let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
+    let saveable = ctx.where_with(&quote! {
+        for<'__soa_x> <#record_ty as #krate::Record>::Columns:
+            #krate::storage_serde::SerdeColumns,
+    });
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
-    let de_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Deserialize<#de_lt>)));
     let mut de_generics: Generics = generics.clone();
     de_generics
         .params
         .insert(0, GenericParam::Lifetime(LifetimeParam::new(de_lt.clone())));
     let (de_impl_generics, _, _) = de_generics.split_for_impl();
+    let columns_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Serialize)));
 
     // The columns view borrows with the struct's lifetime in front.
     let lt_generics = ctx.generics_with_lifetime();
@@ -56,40 +53,14 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let lt = &names.lifetime;
     let columns_lt = ctx.view_ty(columns, &quote!(#lt));
 
-    // The owned helpers that serde_derive reads into; their bounds are the
-    // outer impl's, spelled for serde's own `'de`.
-    let helper_bound: String = bound_tys
-        .iter()
-        .map(|ty| format!("{}: {serde_path}::Deserialize<'de>,", quote!(#ty)))
-        .collect();
-    let saved_columns = format_ident!("__SoaSavedColumns");
-    let saved = format_ident!("__SoaSaved");
     let allocator_name = allocator.unraw().to_string();
     let columns_name = columns.unraw().to_string();
-    let where_clause = &generics.where_clause;
-    // Unknown fields are refused: a column the struct no longer has would
-    // otherwise be dropped silently.
-    let helper_attrs = |rename: &str| {
-        quote! {
-            #[derive(#serde::Deserialize)]
-            #[serde(
-                crate = #serde_path,
-                rename = #rename,
-                deny_unknown_fields,
-                bound(deserialize = #helper_bound)
-            )]
+    let saved_names = quote! {
+        #krate::storage_serde::SavedNames {
+            storage: #allocator_name,
+            columns: #columns_name,
         }
     };
-    let columns_helper_attrs = helper_attrs(&columns_name);
-    let saved_helper_attrs = helper_attrs(&allocator_name);
-    let rows = if field_count == 0 {
-        quote!((0..__soa_table.len()).map(|_| #ident {}))
-    } else {
-        let zipped = zip_rows(&locals);
-        let pattern = zip_pattern(&locals);
-        quote!(#zipped.map(|#pattern| #ident { #(#idents: #locals),* }))
-    };
-
     let serialize_columns = serialize_struct(
         &serde,
         &columns_name,
@@ -97,14 +68,6 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             .zip(&idents)
             .map(|(key, ident)| (key.clone(), quote!(self.#ident)))
             .collect(),
-    );
-    let serialize_allocator = serialize_struct(
-        &serde,
-        &allocator_name,
-        vec![
-            ("table".to_string(), quote!(self.storage.table())),
-            ("columns".to_string(), quote!(&self.columns())),
-        ],
     );
 
     // Without generics every field type is known here: check each with its
@@ -155,48 +118,28 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #lt_impl_generics #serde::Serialize for #columns_lt #ser_where {
+            impl #lt_impl_generics #serde::Serialize for #columns_lt #columns_where {
                 #serialize_columns
             }
 
             #[automatically_derived]
-            impl #impl_generics #serde::Serialize for #allocator #ty_generics #ser_where {
-                #serialize_allocator
+            impl #impl_generics #serde::Serialize for #allocator #ty_generics #saveable {
+                fn serialize<__S: #serde::Serializer>(
+                    &self,
+                    serializer: __S,
+                ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    self.storage.serialize_named(serializer, #saved_names)
+                }
             }
 
             #[automatically_derived]
-            impl #de_impl_generics #serde::Deserialize<#de_lt> for #allocator #ty_generics #de_where {
+            impl #de_impl_generics #serde::Deserialize<#de_lt> for #allocator #ty_generics #saveable {
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
-                    #columns_helper_attrs
-                    struct #saved_columns #generics #where_clause {
-                        #(#idents: #krate::__private::Vec<#tys>,)*
-                    }
-
-                    #saved_helper_attrs
-                    struct #saved #generics #where_clause {
-                        table: #krate::IdTableParts,
-                        columns: #saved_columns #ty_generics,
-                    }
-
-                    let __soa_saved = <#saved #ty_generics as #serde::Deserialize>::deserialize(
-                        deserializer,
-                    )?;
-                    let __soa_config = Self::new().storage.table().config();
-                    let __soa_table =
-                        #krate::IdTable::<#id>::from_parts(&__soa_saved.table, __soa_config)
-                            .map_err(<__D::Error as #serde::de::Error>::custom)?;
-                    #krate::PartsError::check_columns(
-                        &[#((#keys, __soa_saved.columns.#idents.len())),*],
-                        __soa_table.len(),
-                    )
-                    .map_err(<__D::Error as #serde::de::Error>::custom)?;
-                    let #saved_columns { #(#idents: #locals,)* } = __soa_saved.columns;
-                    let __soa_rows = #rows;
-                    #krate::SoaStorage::from_table_and_rows(__soa_table, __soa_rows)
+                    let config = Self::new().storage.table().config();
+                    <#storage>::deserialize_named(deserializer, config, #saved_names)
                         .map(|storage| Self { storage })
-                        .map_err(<__D::Error as #serde::de::Error>::custom)
                 }
             }
         }
@@ -224,17 +167,4 @@ fn serialize_struct(
             #serde::ser::SerializeStruct::end(__soa_state)
         }
     }
-}
-
-/// `a.into_iter().zip(b).zip(c)` over the column vectors.
-fn zip_rows(locals: &[syn::Ident]) -> TokenStream {
-    let (first, rest) = locals.split_first().expect("at least one column");
-    quote!(::core::iter::IntoIterator::into_iter(#first) #(.zip(#rest))*)
-}
-
-/// `((a, b), c)`: the item pattern of [`zip_rows`].
-fn zip_pattern(locals: &[syn::Ident]) -> TokenStream {
-    let mut iter = locals.iter();
-    let first = iter.next().expect("at least one column");
-    iter.fold(quote!(#first), |acc, next| quote!((#acc, #next)))
 }
