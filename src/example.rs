@@ -136,13 +136,13 @@
 //! impl IntoIterator for &mut ParticleAllocator; // same as iter_mut()
 //!
 //! impl Record for Particle {                 // how Particle splits into columns
-//!     type Columns = (Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>));
+//!     type Tree = (Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>));
 //!     type Values = ([f32; 2], ([f32; 2], f32));
 //!     type Ref<'a> = ParticleRef<'a>;
 //!     type Mut<'a> = ParticleMut<'a>;
-//!     type Slices<'a> = ParticleColumns<'a>;
-//!     type SlicesMut<'a> = ParticleColumnsMut<'a>;
-//!     /* into_values, from_values, make_ref, make_mut, make_slices, make_slices_mut:
+//!     type Columns<'a> = ParticleColumns<'a>;
+//!     type ColumnsMut<'a> = ParticleColumnsMut<'a>;
+//!     /* into_values, from_values, make_ref, make_mut, make_columns, make_columns_mut:
 //!        each takes a RecordToken<Particle>, which only the runtime can create */
 //! }
 //! ```

@@ -62,12 +62,12 @@ mod sealed {
     impl Sealed for () {}
 }
 
-/// One column of `T` in a [`Columns`] description. Never constructed.
+/// One column of `T` in a [`ColumnTree`] description. Never constructed.
 ///
 /// ```
-/// use idtable::columns::{Col, ColumnBuffer, Columns};
+/// use idtable::columns::{Col, ColumnBuffer, ColumnTree};
 ///
-/// assert_eq!(<Col<u64> as Columns>::ROW_SIZE, 8);
+/// assert_eq!(<Col<u64> as ColumnTree>::ROW_SIZE, 8);
 /// let mut hp = ColumnBuffer::<Col<u64>>::new(); // a single column
 /// hp.push(100);
 /// hp.push(80);
@@ -87,7 +87,7 @@ pub struct Col<T>(PhantomData<fn() -> T>);
 /// use std::alloc::{alloc, dealloc, realloc, Layout};
 /// use std::mem::{align_of, size_of};
 /// use std::ptr::NonNull;
-/// use idtable::columns::{Col, Columns};
+/// use idtable::columns::{Col, ColumnTree};
 ///
 /// type C = (Col<u16>, Col<String>);
 /// assert_eq!(C::ROW_SIZE, 2 + size_of::<String>());
@@ -146,15 +146,15 @@ pub struct Col<T>(PhantomData<fn() -> T>);
 ///
 /// # Safety
 ///
-/// The `unsafe` methods take `ptrs` as produced by [`place`](Columns::place)
+/// The `unsafe` methods take `ptrs` as produced by [`place`](ColumnTree::place)
 /// for some capacity `cap`, and indices below `cap`; each states what must be
 /// initialised.
-pub trait Columns: sealed::Sealed {
+pub trait ColumnTree: sealed::Sealed {
     /// The values of one row, by value: `T`, or `(L::Values, R::Values)`.
     type Values;
     /// One base pointer per column.
     type Ptrs: Copy;
-    /// One `&'a T` per column, nested like [`Values`](Columns::Values).
+    /// One `&'a T` per column, nested like [`Values`](ColumnTree::Values).
     type Refs<'a>
     where
         Self: 'a;
@@ -184,12 +184,12 @@ pub trait Columns: sealed::Sealed {
     fn extent(cap: usize, end: usize) -> Option<usize>;
 
     /// Lays the columns out for `cap` rows from offset `*end` of `base`,
-    /// advancing `*end` exactly as [`extent`](Columns::extent) computes.
+    /// advancing `*end` exactly as [`extent`](ColumnTree::extent) computes.
     ///
     /// # Safety
     ///
     /// `base` points to an allocation of at least `extent(cap, *end)` bytes,
-    /// aligned to [`ALIGN`](Columns::ALIGN), and that extent did not overflow.
+    /// aligned to [`ALIGN`](ColumnTree::ALIGN), and that extent did not overflow.
     unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> Self::Ptrs;
 
     /// Writes `values` into row `i`, without dropping what was there.
@@ -283,7 +283,7 @@ pub trait Columns: sealed::Sealed {
         Self: 'a;
 }
 
-/// Columns whose every element type is `Clone`.
+/// A column tree whose every element type is `Clone`.
 ///
 /// It makes [`ColumnBuffer`] (and so a derived allocator) `Clone`.
 ///
@@ -299,7 +299,7 @@ pub trait Columns: sealed::Sealed {
 /// let copy = buf.clone();
 /// assert_eq!(copy.get(0), buf.get(0));
 /// ```
-pub trait CloneColumns: Columns {
+pub trait CloneColumns: ColumnTree {
     /// Clones one row.
     fn clone_row(refs: Self::Refs<'_>) -> Self::Values;
 }
@@ -312,7 +312,7 @@ const fn max(a: usize, b: usize) -> usize {
     }
 }
 
-impl<T> Columns for Col<T> {
+impl<T> ColumnTree for Col<T> {
     type Values = T;
     type Ptrs = NonNull<T>;
     type Refs<'a>
@@ -454,7 +454,7 @@ impl<T: Clone> CloneColumns for Col<T> {
     }
 }
 
-impl<L: Columns, R: Columns> Columns for (L, R) {
+impl<L: ColumnTree, R: ColumnTree> ColumnTree for (L, R) {
     type Values = (L::Values, R::Values);
     type Ptrs = (L::Ptrs, R::Ptrs);
     type Refs<'a>
@@ -548,12 +548,12 @@ impl<L: Columns, R: Columns> Columns for (L, R) {
     unsafe fn drop_range(ptrs: Self::Ptrs, start: usize, end: usize) {
         // A guard drops the right half even if a destructor of the left half
         // panics, so one panicking `Drop` leaks nothing else.
-        struct Rest<R: Columns> {
+        struct Rest<R: ColumnTree> {
             ptrs: R::Ptrs,
             start: usize,
             end: usize,
         }
-        impl<R: Columns> Drop for Rest<R> {
+        impl<R: ColumnTree> Drop for Rest<R> {
             fn drop(&mut self) {
                 // SAFETY: the rows of this half are initialised and given up
                 // by the caller of `drop_range`; they are dropped only here.
@@ -614,7 +614,7 @@ impl<L: CloneColumns, R: CloneColumns> CloneColumns for (L, R) {
     }
 }
 
-impl Columns for () {
+impl ColumnTree for () {
     type Values = ();
     type Ptrs = ();
     type Refs<'a> = ();
@@ -691,7 +691,7 @@ impl CloneColumns for () {
 /// let row = core::mem::size_of::<&str>() + 4 + 1;
 /// assert!(units.allocated_bytes() >= units.capacity() * row);
 /// ```
-pub struct ColumnBuffer<C: Columns> {
+pub struct ColumnBuffer<C: ColumnTree> {
     ptrs: C::Ptrs,
     /// The allocation, when `layout.size() > 0`.
     base: NonNull<u8>,
@@ -703,17 +703,17 @@ pub struct ColumnBuffer<C: Columns> {
 
 // SAFETY: the buffer owns its rows like a `Vec` of them: sending it sends the
 // values, sharing it shares them.
-unsafe impl<C: Columns> Send for ColumnBuffer<C> where C::Values: Send {}
+unsafe impl<C: ColumnTree> Send for ColumnBuffer<C> where C::Values: Send {}
 // SAFETY: as above; `&ColumnBuffer` only hands out shared references.
-unsafe impl<C: Columns> Sync for ColumnBuffer<C> where C::Values: Sync {}
+unsafe impl<C: ColumnTree> Sync for ColumnBuffer<C> where C::Values: Sync {}
 
-impl<C: Columns> Default for ColumnBuffer<C> {
+impl<C: ColumnTree> Default for ColumnBuffer<C> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<C: Columns> Drop for ColumnBuffer<C> {
+impl<C: ColumnTree> Drop for ColumnBuffer<C> {
     fn drop(&mut self) {
         // Free the block even if a destructor panics.
         struct Free(NonNull<u8>, Layout);
@@ -734,7 +734,7 @@ impl<C: Columns> Drop for ColumnBuffer<C> {
     }
 }
 
-impl<C: Columns> ColumnBuffer<C> {
+impl<C: ColumnTree> ColumnBuffer<C> {
     const EMPTY_LAYOUT: Layout = match Layout::from_size_align(0, C::ALIGN) {
         Ok(layout) => layout,
         Err(_) => panic!("column alignment is a power of two"),
@@ -1280,7 +1280,7 @@ fn capacity_overflow() -> ! {
 }
 
 /// Iterator over the rows of a [`ColumnBuffer`], as
-/// [`Columns::Refs`].
+/// [`ColumnTree::Refs`].
 ///
 /// ```
 /// use idtable::columns::{Col, ColumnBuffer};
@@ -1295,7 +1295,7 @@ fn capacity_overflow() -> ! {
 /// assert_eq!(rows.next(), Some((&1, &'a')));
 /// assert_eq!(rows.len(), 1);
 /// ```
-pub struct Iter<'a, C: Columns> {
+pub struct Iter<'a, C: ColumnTree> {
     ptrs: C::Ptrs,
     front: usize,
     back: usize,
@@ -1303,11 +1303,11 @@ pub struct Iter<'a, C: Columns> {
 }
 
 // SAFETY: it hands out `&Values` only, like `slice::Iter`.
-unsafe impl<C: Columns> Send for Iter<'_, C> where C::Values: Sync {}
+unsafe impl<C: ColumnTree> Send for Iter<'_, C> where C::Values: Sync {}
 // SAFETY: as above.
-unsafe impl<C: Columns> Sync for Iter<'_, C> where C::Values: Sync {}
+unsafe impl<C: ColumnTree> Sync for Iter<'_, C> where C::Values: Sync {}
 
-impl<C: Columns> Clone for Iter<'_, C> {
+impl<C: ColumnTree> Clone for Iter<'_, C> {
     fn clone(&self) -> Self {
         Iter {
             ptrs: self.ptrs,
@@ -1318,7 +1318,7 @@ impl<C: Columns> Clone for Iter<'_, C> {
     }
 }
 
-impl<'a, C: Columns + 'a> Iterator for Iter<'a, C> {
+impl<'a, C: ColumnTree + 'a> Iterator for Iter<'a, C> {
     type Item = C::Refs<'a>;
 
     #[inline(always)]
@@ -1340,7 +1340,7 @@ impl<'a, C: Columns + 'a> Iterator for Iter<'a, C> {
     }
 }
 
-impl<'a, C: Columns + 'a> DoubleEndedIterator for Iter<'a, C> {
+impl<'a, C: ColumnTree + 'a> DoubleEndedIterator for Iter<'a, C> {
     #[inline]
     fn next_back(&mut self) -> Option<C::Refs<'a>> {
         if self.front < self.back {
@@ -1353,11 +1353,11 @@ impl<'a, C: Columns + 'a> DoubleEndedIterator for Iter<'a, C> {
     }
 }
 
-impl<'a, C: Columns + 'a> ExactSizeIterator for Iter<'a, C> {}
-impl<'a, C: Columns + 'a> core::iter::FusedIterator for Iter<'a, C> {}
+impl<'a, C: ColumnTree + 'a> ExactSizeIterator for Iter<'a, C> {}
+impl<'a, C: ColumnTree + 'a> core::iter::FusedIterator for Iter<'a, C> {}
 
 #[cfg(feature = "rayon")]
-impl<C: Columns> Iter<'_, C> {
+impl<C: ColumnTree> Iter<'_, C> {
     /// Splits the rows not yet yielded at `mid`: the first `mid` and the
     /// rest, like `slice::split_at`.
     ///
@@ -1374,7 +1374,7 @@ impl<C: Columns> Iter<'_, C> {
     }
 }
 
-/// Iterator over the rows of a [`ColumnBuffer`], as [`Columns::Muts`].
+/// Iterator over the rows of a [`ColumnBuffer`], as [`ColumnTree::Muts`].
 ///
 /// Invariant: rows `front..back` are initialised and borrowed by nothing but
 /// this iterator, which hands each out at most once.
@@ -1392,7 +1392,7 @@ impl<C: Columns> Iter<'_, C> {
 /// assert_eq!(rows.len(), 1);
 /// assert_eq!(buf.get(1), Some((&42, &'z')));
 /// ```
-pub struct IterMut<'a, C: Columns> {
+pub struct IterMut<'a, C: ColumnTree> {
     ptrs: C::Ptrs,
     front: usize,
     back: usize,
@@ -1400,11 +1400,11 @@ pub struct IterMut<'a, C: Columns> {
 }
 
 // SAFETY: it hands out `&mut Values` to distinct rows, like `slice::IterMut`.
-unsafe impl<C: Columns> Send for IterMut<'_, C> where C::Values: Send {}
+unsafe impl<C: ColumnTree> Send for IterMut<'_, C> where C::Values: Send {}
 // SAFETY: `&IterMut` gives no access to the rows.
-unsafe impl<C: Columns> Sync for IterMut<'_, C> where C::Values: Sync {}
+unsafe impl<C: ColumnTree> Sync for IterMut<'_, C> where C::Values: Sync {}
 
-impl<'a, C: Columns + 'a> Iterator for IterMut<'a, C> {
+impl<'a, C: ColumnTree + 'a> Iterator for IterMut<'a, C> {
     type Item = C::Muts<'a>;
 
     #[inline(always)]
@@ -1427,7 +1427,7 @@ impl<'a, C: Columns + 'a> Iterator for IterMut<'a, C> {
     }
 }
 
-impl<'a, C: Columns + 'a> DoubleEndedIterator for IterMut<'a, C> {
+impl<'a, C: ColumnTree + 'a> DoubleEndedIterator for IterMut<'a, C> {
     #[inline]
     fn next_back(&mut self) -> Option<C::Muts<'a>> {
         if self.front < self.back {
@@ -1440,11 +1440,11 @@ impl<'a, C: Columns + 'a> DoubleEndedIterator for IterMut<'a, C> {
     }
 }
 
-impl<'a, C: Columns + 'a> ExactSizeIterator for IterMut<'a, C> {}
-impl<'a, C: Columns + 'a> core::iter::FusedIterator for IterMut<'a, C> {}
+impl<'a, C: ColumnTree + 'a> ExactSizeIterator for IterMut<'a, C> {}
+impl<'a, C: ColumnTree + 'a> core::iter::FusedIterator for IterMut<'a, C> {}
 
 #[cfg(feature = "rayon")]
-impl<C: Columns> IterMut<'_, C> {
+impl<C: ColumnTree> IterMut<'_, C> {
     /// Splits the rows not yet yielded at `mid` into two iterators over
     /// disjoint rows: the first `mid` and the rest.
     ///

@@ -372,7 +372,7 @@ mod tests {
     //! allocators are tested in the facade's `tests/parallel.rs`.
 
     use super::*;
-    use crate::columns::{Col, Columns};
+    use crate::columns::{Col, ColumnTree};
     use crate::id::Id32_32;
     use crate::storage::RecordToken;
     use alloc::string::{String, ToString};
@@ -388,12 +388,12 @@ mod tests {
     }
 
     impl Record for Pair {
-        type Columns = (Col<u32>, Col<String>);
+        type Tree = (Col<u32>, Col<String>);
         type Values = (u32, String);
         type Ref<'a> = (&'a u32, &'a String);
         type Mut<'a> = (&'a mut u32, &'a mut String);
-        type Slices<'a> = (&'a [u32], &'a [String]);
-        type SlicesMut<'a> = (&'a mut [u32], &'a mut [String]);
+        type Columns<'a> = (&'a [u32], &'a [String]);
+        type ColumnsMut<'a> = (&'a mut [u32], &'a mut [String]);
 
         fn into_values(self, _: RecordToken<Self>) -> (u32, String) {
             (self.n, self.s)
@@ -402,27 +402,27 @@ mod tests {
             Pair { n, s }
         }
         fn make_ref<'a>(
-            refs: <Self::Columns as Columns>::Refs<'a>,
+            refs: <Self::Tree as ColumnTree>::Refs<'a>,
             _: RecordToken<Self>,
         ) -> Self::Ref<'a> {
             refs
         }
         fn make_mut<'a>(
-            muts: <Self::Columns as Columns>::Muts<'a>,
+            muts: <Self::Tree as ColumnTree>::Muts<'a>,
             _: RecordToken<Self>,
         ) -> Self::Mut<'a> {
             muts
         }
-        fn make_slices<'a>(
-            slices: <Self::Columns as Columns>::Slices<'a>,
+        fn make_columns<'a>(
+            slices: <Self::Tree as ColumnTree>::Slices<'a>,
             _: RecordToken<Self>,
-        ) -> Self::Slices<'a> {
+        ) -> Self::Columns<'a> {
             slices
         }
-        fn make_slices_mut<'a>(
-            slices: <Self::Columns as Columns>::SlicesMut<'a>,
+        fn make_columns_mut<'a>(
+            slices: <Self::Tree as ColumnTree>::SlicesMut<'a>,
             _: RecordToken<Self>,
-        ) -> Self::SlicesMut<'a> {
+        ) -> Self::ColumnsMut<'a> {
             slices
         }
     }

@@ -30,13 +30,13 @@ use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::slice;
 
-use crate::columns::{self, CloneColumns, ColumnBuffer, Columns};
+use crate::columns::{self, CloneColumns, ColumnBuffer, ColumnTree};
 use crate::id::Id;
 use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
 ///
-/// It names the [`Columns`] description of the struct, the views of a row
+/// It names the [`ColumnTree`] description of the struct, the views of a row
 /// and of the columns (`FooRef`, `FooMut`, `FooColumns`, `FooColumnsMut`),
 /// and converts between the struct and its nested column tuples.
 ///
@@ -52,34 +52,34 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 /// with a fresh token:
 ///
 /// ```
-/// use idtable::columns::{Col, Columns};
+/// use idtable::columns::{Col, ColumnTree};
 /// use idtable::{Id32_32, Record, RecordToken, SoaStorage};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Pair { n: u32, s: String }
 ///
 /// impl Record for Pair {
-///     type Columns = (Col<u32>, Col<String>);
+///     type Tree = (Col<u32>, Col<String>);
 ///     type Values = (u32, String);
 ///     type Ref<'a> = (&'a u32, &'a String);
 ///     type Mut<'a> = (&'a mut u32, &'a mut String);
-///     type Slices<'a> = (&'a [u32], &'a [String]);
-///     type SlicesMut<'a> = (&'a mut [u32], &'a mut [String]);
+///     type Columns<'a> = (&'a [u32], &'a [String]);
+///     type ColumnsMut<'a> = (&'a mut [u32], &'a mut [String]);
 ///
 ///     fn into_values(self, _: RecordToken<Self>) -> (u32, String) { (self.n, self.s) }
 ///     fn from_values((n, s): (u32, String), _: RecordToken<Self>) -> Self { Pair { n, s } }
-///     fn make_ref<'a>(r: <Self::Columns as Columns>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
-///     fn make_mut<'a>(m: <Self::Columns as Columns>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
-///     fn make_slices<'a>(s: <Self::Columns as Columns>::Slices<'a>, _: RecordToken<Self>) -> Self::Slices<'a> { s }
-///     fn make_slices_mut<'a>(s: <Self::Columns as Columns>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::SlicesMut<'a> { s }
+///     fn make_ref<'a>(r: <Self::Tree as ColumnTree>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
+///     fn make_mut<'a>(m: <Self::Tree as ColumnTree>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
+///     fn make_columns<'a>(s: <Self::Tree as ColumnTree>::Slices<'a>, _: RecordToken<Self>) -> Self::Columns<'a> { s }
+///     fn make_columns_mut<'a>(s: <Self::Tree as ColumnTree>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::ColumnsMut<'a> { s }
 /// }
 ///
 /// let mut pairs = SoaStorage::<Pair, Id32_32>::default();
 /// let id = pairs.insert(Pair { n: 1, s: "one".into() }); // Pair::into_values
 /// *pairs.get_mut(id).unwrap().0 = 2;                      // Pair::make_mut
 /// assert_eq!(pairs.get(id), Some((&2, &"one".to_string()))); // Pair::make_ref
-/// assert_eq!(pairs.columns().0, &[2]);                     // Pair::make_slices
-/// pairs.columns_mut().1[0].push('!');                      // Pair::make_slices_mut
+/// assert_eq!(pairs.columns().0, &[2]);                     // Pair::make_columns
+/// pairs.columns_mut().1[0].push('!');                      // Pair::make_columns_mut
 /// assert_eq!(pairs.remove(id), Some(Pair { n: 2, s: "one!".into() })); // Pair::from_values
 /// assert_eq!(Pair::SAVED_FIELDS, None); // not saved or loaded by serde
 /// ```
@@ -100,15 +100,17 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 /// let id = s.insert(Particle { pos: [1.0, 2.0], vel: [0.5, 0.0], mass: 3.0 }); // into_values
 /// let row: ParticleRef<'_> = s.get(id).unwrap();                              // make_ref
 /// assert_eq!(*row.mass, 3.0);
-/// let cols: ParticleColumnsMut<'_> = s.columns_mut();                         // make_slices_mut
+/// let cols: ParticleColumnsMut<'_> = s.columns_mut();                         // make_columns_mut
 /// cols.pos[0][0] = 9.0;
 /// let back = s.remove(id).unwrap();                                            // from_values
 /// assert_eq!(back, Particle { pos: [9.0, 2.0], vel: [0.5, 0.0], mass: 3.0 });
 /// ```
 pub trait Record: Sized {
-    /// The columns: [`Col<T>`](columns::Col) per field, nested in pairs.
-    type Columns: Columns<Values = Self::Values>;
-    /// The fields by value, nested like [`Columns`](Record::Columns).
+    /// The column tree: [`Col<T>`](columns::Col) per field, nested in pairs
+    /// (the raw description the [`ColumnBuffer`] stores; users see
+    /// [`Columns`](Record::Columns) instead).
+    type Tree: ColumnTree<Values = Self::Values>;
+    /// The fields by value, nested like [`Tree`](Record::Tree).
     type Values;
     /// One shared reference per field (`FooRef`).
     type Ref<'a>
@@ -119,11 +121,11 @@ pub trait Record: Sized {
     where
         Self: 'a;
     /// One shared slice per field (`FooColumns`).
-    type Slices<'a>
+    type Columns<'a>
     where
         Self: 'a;
     /// One mutable slice per field (`FooColumnsMut`).
-    type SlicesMut<'a>
+    type ColumnsMut<'a>
     where
         Self: 'a;
 
@@ -139,30 +141,30 @@ pub trait Record: Sized {
     fn from_values(values: Self::Values, token: RecordToken<Self>) -> Self;
     /// Names the references of one row.
     fn make_ref<'a>(
-        refs: <Self::Columns as Columns>::Refs<'a>,
+        refs: <Self::Tree as ColumnTree>::Refs<'a>,
         token: RecordToken<Self>,
     ) -> Self::Ref<'a>
     where
         Self: 'a;
     /// Names the mutable references of one row.
     fn make_mut<'a>(
-        muts: <Self::Columns as Columns>::Muts<'a>,
+        muts: <Self::Tree as ColumnTree>::Muts<'a>,
         token: RecordToken<Self>,
     ) -> Self::Mut<'a>
     where
         Self: 'a;
     /// Names the column slices.
-    fn make_slices<'a>(
-        slices: <Self::Columns as Columns>::Slices<'a>,
+    fn make_columns<'a>(
+        slices: <Self::Tree as ColumnTree>::Slices<'a>,
         token: RecordToken<Self>,
-    ) -> Self::Slices<'a>
+    ) -> Self::Columns<'a>
     where
         Self: 'a;
     /// Names the mutable column slices.
-    fn make_slices_mut<'a>(
-        slices: <Self::Columns as Columns>::SlicesMut<'a>,
+    fn make_columns_mut<'a>(
+        slices: <Self::Tree as ColumnTree>::SlicesMut<'a>,
         token: RecordToken<Self>,
-    ) -> Self::SlicesMut<'a>
+    ) -> Self::ColumnsMut<'a>
     where
         Self: 'a;
 }
@@ -178,26 +180,26 @@ pub trait Record: Sized {
 ///
 /// ```
 /// use idtable::{Id32_32, Record, RecordToken, SoaStorage};
-/// use idtable::columns::{Col, Columns};
+/// use idtable::columns::{Col, ColumnTree};
 ///
 /// /// A record of one column, its views the bare references.
 /// struct Hp(u32);
 ///
 /// impl Record for Hp {
-///     type Columns = Col<u32>;
+///     type Tree = Col<u32>;
 ///     type Values = u32;
 ///     type Ref<'a> = &'a u32;
 ///     type Mut<'a> = &'a mut u32;
-///     type Slices<'a> = &'a [u32];
-///     type SlicesMut<'a> = &'a mut [u32];
+///     type Columns<'a> = &'a [u32];
+///     type ColumnsMut<'a> = &'a mut [u32];
 ///     // Every method receives a token for `Hp`; it cannot be turned into one
 ///     // for another type, nor made here.
 ///     fn into_values(self, _: RecordToken<Self>) -> u32 { self.0 }
 ///     fn from_values(hp: u32, _: RecordToken<Self>) -> Self { Hp(hp) }
-///     fn make_ref<'a>(r: <Self::Columns as Columns>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
-///     fn make_mut<'a>(m: <Self::Columns as Columns>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
-///     fn make_slices<'a>(s: <Self::Columns as Columns>::Slices<'a>, _: RecordToken<Self>) -> Self::Slices<'a> { s }
-///     fn make_slices_mut<'a>(s: <Self::Columns as Columns>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::SlicesMut<'a> { s }
+///     fn make_ref<'a>(r: <Self::Tree as ColumnTree>::Refs<'a>, _: RecordToken<Self>) -> Self::Ref<'a> { r }
+///     fn make_mut<'a>(m: <Self::Tree as ColumnTree>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
+///     fn make_columns<'a>(s: <Self::Tree as ColumnTree>::Slices<'a>, _: RecordToken<Self>) -> Self::Columns<'a> { s }
+///     fn make_columns_mut<'a>(s: <Self::Tree as ColumnTree>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::ColumnsMut<'a> { s }
 /// }
 ///
 /// let mut hp = SoaStorage::<Hp, Id32_32>::default();
@@ -234,12 +236,12 @@ pub(crate) fn from_values<T: Record>(values: T::Values) -> T {
 }
 
 #[inline(always)]
-pub(crate) fn make_ref<'a, T: Record + 'a>(refs: <T::Columns as Columns>::Refs<'a>) -> T::Ref<'a> {
+pub(crate) fn make_ref<'a, T: Record + 'a>(refs: <T::Tree as ColumnTree>::Refs<'a>) -> T::Ref<'a> {
     T::make_ref(refs, RecordToken::new())
 }
 
 #[inline(always)]
-pub(crate) fn make_mut<'a, T: Record + 'a>(muts: <T::Columns as Columns>::Muts<'a>) -> T::Mut<'a> {
+pub(crate) fn make_mut<'a, T: Record + 'a>(muts: <T::Tree as ColumnTree>::Muts<'a>) -> T::Mut<'a> {
     T::make_mut(muts, RecordToken::new())
 }
 
@@ -359,7 +361,7 @@ impl<T> core::error::Error for InsertError<T> {}
 /// ```
 pub struct SoaStorage<T: Record, I: Id> {
     table: IdTable<I>,
-    columns: ColumnBuffer<T::Columns>,
+    columns: ColumnBuffer<T::Tree>,
 }
 
 impl<T: Record, I: Id> Default for SoaStorage<T, I> {
@@ -372,7 +374,7 @@ impl<T: Record, I: Id> Default for SoaStorage<T, I> {
 /// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
 impl<T: Record + Clone, I: Id> Clone for SoaStorage<T, I>
 where
-    T::Columns: CloneColumns,
+    T::Tree: CloneColumns,
 {
     fn clone(&self) -> Self {
         SoaStorage {
@@ -802,8 +804,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// assert_eq!(cols.y.iter().sum::<f32>(), 30.0);
     /// ```
     #[inline(always)]
-    pub fn columns(&self) -> T::Slices<'_> {
-        T::make_slices(self.columns.slices(), RecordToken::new())
+    pub fn columns(&self) -> T::Columns<'_> {
+        T::make_columns(self.columns.slices(), RecordToken::new())
     }
 
     /// Every column as a mutable slice, in dense order.
@@ -824,8 +826,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// assert_eq!(s.columns().x, &[11.0, 22.0]);
     /// ```
     #[inline(always)]
-    pub fn columns_mut(&mut self) -> T::SlicesMut<'_> {
-        T::make_slices_mut(self.columns.slices_mut(), RecordToken::new())
+    pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
+        T::make_columns_mut(self.columns.slices_mut(), RecordToken::new())
     }
 
     /// The ids and every column mutably, at once: row `i` of each column
@@ -853,8 +855,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// assert_eq!(*s.get(a).unwrap().hp, 4);
     /// ```
     #[inline(always)]
-    pub fn ids_and_columns_mut(&mut self) -> (&[I], T::SlicesMut<'_>) {
-        let columns = T::make_slices_mut(self.columns.slices_mut(), RecordToken::new());
+    pub fn ids_and_columns_mut(&mut self) -> (&[I], T::ColumnsMut<'_>) {
+        let columns = T::make_columns_mut(self.columns.slices_mut(), RecordToken::new());
         (self.table.ids(), columns)
     }
 
@@ -1123,16 +1125,13 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 impl<T: Record, I: Id> SoaStorage<T, I> {
     /// The raw column slices (runtime only: they show private fields).
     #[cfg(feature = "serde")]
-    pub(crate) fn column_slices(&self) -> <T::Columns as Columns>::Slices<'_> {
+    pub(crate) fn column_slices(&self) -> <T::Tree as ColumnTree>::Slices<'_> {
         self.columns.slices()
     }
 
     /// A storage of a table and a buffer of as many rows as it has live ids.
     #[cfg(feature = "serde")]
-    pub(crate) fn from_table_and_buffer(
-        table: IdTable<I>,
-        columns: ColumnBuffer<T::Columns>,
-    ) -> Self {
+    pub(crate) fn from_table_and_buffer(table: IdTable<I>, columns: ColumnBuffer<T::Tree>) -> Self {
         debug_assert_eq!(table.len(), columns.len());
         SoaStorage { table, columns }
     }
@@ -1170,7 +1169,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         rows: impl IntoIterator<Item = T>,
     ) -> Result<Self, PartsError> {
         let expected = table.len();
-        let mut columns = ColumnBuffer::<T::Columns>::with_capacity(expected);
+        let mut columns = ColumnBuffer::<T::Tree>::with_capacity(expected);
         let mut given = 0usize;
         for row in rows {
             given += 1;
@@ -1236,7 +1235,7 @@ impl<T: Record, I: Id> FromIterator<T> for SoaStorage<T, I> {
 pub struct Iter<'a, T: Record + 'a, I: Id> {
     // Crate-visible for the parallel iterators, which split both alike.
     pub(crate) ids: slice::Iter<'a, I>,
-    pub(crate) rows: columns::Iter<'a, T::Columns>,
+    pub(crate) rows: columns::Iter<'a, T::Tree>,
 }
 
 impl<T: Record, I: Id> Clone for Iter<'_, T, I> {
@@ -1295,7 +1294,7 @@ impl<'a, T: Record + 'a, I: Id> FusedIterator for Iter<'a, T, I> {}
 pub struct IterMut<'a, T: Record + 'a, I: Id> {
     // Crate-visible for the parallel iterators, which split both alike.
     pub(crate) ids: slice::Iter<'a, I>,
-    pub(crate) rows: columns::IterMut<'a, T::Columns>,
+    pub(crate) rows: columns::IterMut<'a, T::Tree>,
 }
 
 impl<'a, T: Record + 'a, I: Id> Iterator for IterMut<'a, T, I> {

@@ -41,12 +41,12 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize, SerializeStruct, Serializer};
 
-use crate::columns::{Col, ColumnBuffer, Columns};
+use crate::columns::{Col, ColumnBuffer, ColumnTree};
 use crate::id::Id;
 use crate::storage::{Record, SoaStorage};
 use crate::table::{IdTable, IdTableParts, PartsError, TableConfig};
 
-/// A [`Columns`] description whose every column can be saved and loaded:
+/// A [`ColumnTree`] description whose every column can be saved and loaded:
 /// the columns of a struct whose every field is `Serialize + DeserializeOwned`.
 /// Implemented for [`Col<T>`], pairs and `()`; its methods are the
 /// runtime's, for [`SoaStorage::serialize_named`] and
@@ -58,7 +58,7 @@ use crate::table::{IdTable, IdTableParts, PartsError, TableConfig};
 ///
 /// assert_eq!(<(Col<u8>, (Col<f32>, Col<String>)) as SerdeColumns>::COUNT, 3);
 /// ```
-pub trait SerdeColumns: Columns {
+pub trait SerdeColumns: ColumnTree {
     /// Number of columns.
     const COUNT: usize;
     /// The columns as loaded so far: `Option<Vec<T>>` per column, nested
@@ -270,7 +270,7 @@ fn not_opted_in<T>() -> &'static str {
 
 impl<T: Record, I: Id> SoaStorage<T, I>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     /// Saves the storage as `{ table, columns }` under the given struct
     /// names. What a `#[soa(serde)]` allocator's `Serialize` calls.
@@ -364,7 +364,7 @@ where
         let Some(fields) = T::SAVED_FIELDS else {
             return Err(de::Error::custom(not_opted_in::<T>()));
         };
-        if fields.len() != <T::Columns as SerdeColumns>::COUNT {
+        if fields.len() != <T::Tree as SerdeColumns>::COUNT {
             return Err(de::Error::custom(
                 "the number of field names differs from the number of columns",
             ));
@@ -383,7 +383,7 @@ where
 /// `#[soa(serde)]`.
 impl<T: Record, I: Id> Serialize for SoaStorage<T, I>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.serialize_named(serializer, SavedNames::STORAGE)
@@ -394,7 +394,7 @@ where
 /// error unless `T` is `#[soa(serde)]`.
 impl<'de, T: Record, I: Id> de::Deserialize<'de> for SoaStorage<T, I>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Self::deserialize_named(deserializer, TableConfig::default(), SavedNames::STORAGE)
@@ -403,18 +403,18 @@ where
 
 /// The columns as a struct of one sequence per field.
 struct SavedColumns<'a, T: Record + 'a> {
-    slices: <T::Columns as Columns>::Slices<'a>,
+    slices: <T::Tree as ColumnTree>::Slices<'a>,
     fields: &'static [&'static str],
     name: &'static str,
 }
 
 impl<'a, T: Record + 'a> Serialize for SavedColumns<'a, T>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct(self.name, self.fields.len())?;
-        <T::Columns as SerdeColumns>::save(&self.slices, &mut self.fields.iter(), &mut state)?;
+        <T::Tree as SerdeColumns>::save(&self.slices, &mut self.fields.iter(), &mut state)?;
         state.end()
     }
 }
@@ -428,25 +428,25 @@ struct StorageVisitor<T, I> {
 
 impl<T: Record, I: Id> StorageVisitor<T, I>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     /// The checks and the build, once both parts are read.
     fn finish<E: de::Error>(
         &self,
         table: IdTableParts,
-        columns: <T::Columns as SerdeColumns>::Loaded,
+        columns: <T::Tree as SerdeColumns>::Loaded,
     ) -> Result<SoaStorage<T, I>, E> {
         let table = IdTable::<I>::from_parts(&table, self.config).map_err(E::custom)?;
         let mut lengths = Vec::with_capacity(self.fields.len());
-        <T::Columns as SerdeColumns>::lengths(&columns, &mut lengths);
+        <T::Tree as SerdeColumns>::lengths(&columns, &mut lengths);
         let mut named = Vec::with_capacity(lengths.len());
         for (&name, len) in self.fields.iter().zip(lengths) {
             named.push((name, len.ok_or_else(|| E::missing_field(name))?));
         }
         PartsError::check_columns(&named, table.len()).map_err(E::custom)?;
         let live = table.len();
-        let mut buffer = ColumnBuffer::<T::Columns>::with_capacity(live);
-        for row in <T::Columns as SerdeColumns>::into_rows(columns).take(live) {
+        let mut buffer = ColumnBuffer::<T::Tree>::with_capacity(live);
+        for row in <T::Tree as SerdeColumns>::into_rows(columns).take(live) {
             buffer.push(row);
         }
         Ok(SoaStorage::from_table_and_buffer(table, buffer))
@@ -455,7 +455,7 @@ where
 
 impl<'de, T: Record, I: Id> Visitor<'de> for StorageVisitor<T, I>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
     type Value = SoaStorage<T, I>;
 
@@ -516,9 +516,9 @@ impl<T> ColumnsSeed<T> {
 
 impl<'de, T: Record> DeserializeSeed<'de> for ColumnsSeed<T>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
-    type Value = <T::Columns as SerdeColumns>::Loaded;
+    type Value = <T::Tree as SerdeColumns>::Loaded;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_struct(self.name, self.fields, self)
@@ -527,9 +527,9 @@ where
 
 impl<'de, T: Record> Visitor<'de> for ColumnsSeed<T>
 where
-    T::Columns: SerdeColumns,
+    T::Tree: SerdeColumns,
 {
-    type Value = <T::Columns as SerdeColumns>::Loaded;
+    type Value = <T::Tree as SerdeColumns>::Loaded;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "struct {} with one sequence per field", self.name)
@@ -537,7 +537,7 @@ where
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut loaded = Default::default();
-        <T::Columns as SerdeColumns>::load_from_seq(&mut loaded, &mut seq, &mut 0)?;
+        <T::Tree as SerdeColumns>::load_from_seq(&mut loaded, &mut seq, &mut 0)?;
         Ok(loaded)
     }
 
@@ -547,7 +547,7 @@ where
             let Some(index) = self.fields.iter().position(|f| *f == key.0) else {
                 return Err(de::Error::unknown_field(&key.0, self.fields));
             };
-            if !<T::Columns as SerdeColumns>::load_from_map(&mut loaded, index, &mut map)? {
+            if !<T::Tree as SerdeColumns>::load_from_map(&mut loaded, index, &mut map)? {
                 return Err(de::Error::duplicate_field(self.fields[index]));
             }
         }

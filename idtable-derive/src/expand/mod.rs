@@ -114,7 +114,7 @@ impl Ctx<'_> {
         distinct(self.input.fields.iter().map(|f| f.ty))
     }
 
-    /// Nests `items` as the balanced pair tree the runtime's `Columns`
+    /// Nests `items` as the balanced pair tree the runtime's `ColumnTree`
     /// expects: `()`, a leaf, or `(left half, right half)`.
     pub fn tree_of<T: quote::ToTokens>(
         items: &[T],

@@ -211,10 +211,10 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
         (&names.refs, &names.muts, &names.columns, &names.columns_mut);
     let make_ref = build(refs);
     let make_mut = build(muts);
-    let make_slices = build(columns);
-    let make_slices_mut = build(columns_mut);
+    let make_columns = build(columns);
+    let make_columns_mut = build(columns_mut);
     let from_values = quote!(#ident { #(#idents: #locals,)* });
-    let cols = quote!(<Self::Columns as #krate::columns::Columns>);
+    let cols = quote!(<Self::Tree as #krate::columns::ColumnTree>);
     let token = quote!(_: #krate::RecordToken<Self>);
     // The field names, given only to the runtime's saving and loading, and
     // only under `#[soa(serde)]`.
@@ -232,12 +232,12 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Record for #record_ty #where_clause {
-            type Columns = #columns_ty;
+            type Tree = #columns_ty;
             type Values = #values_ty;
             type Ref<#lt> = #refs #view_generics where Self: #lt;
             type Mut<#lt> = #muts #view_generics where Self: #lt;
-            type Slices<#lt> = #columns #view_generics where Self: #lt;
-            type SlicesMut<#lt> = #columns_mut #view_generics where Self: #lt;
+            type Columns<#lt> = #columns #view_generics where Self: #lt;
+            type ColumnsMut<#lt> = #columns_mut #view_generics where Self: #lt;
             #saved_fields
 
             #[inline(always)]
@@ -264,18 +264,18 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
                 #make_mut
             }
             #[inline(always)]
-            fn make_slices<#lt>(#pattern: #cols::Slices<#lt>, #token) -> Self::Slices<#lt>
+            fn make_columns<#lt>(#pattern: #cols::Slices<#lt>, #token) -> Self::Columns<#lt>
             where
                 Self: #lt,
             {
-                #make_slices
+                #make_columns
             }
             #[inline(always)]
-            fn make_slices_mut<#lt>(#pattern: #cols::SlicesMut<#lt>, #token) -> Self::SlicesMut<#lt>
+            fn make_columns_mut<#lt>(#pattern: #cols::SlicesMut<#lt>, #token) -> Self::ColumnsMut<#lt>
             where
                 Self: #lt,
             {
-                #make_slices_mut
+                #make_columns_mut
             }
         }
     }

@@ -36,7 +36,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     // bound error here: `field_check` below reports that field.
     let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
     let saveable = ctx.where_with(&quote! {
-        for<'__soa_x> <#record_ty as #krate::Record>::Columns:
+        for<'__soa_x> <#record_ty as #krate::Record>::Tree:
             #krate::storage_serde::SerdeColumns,
     });
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());

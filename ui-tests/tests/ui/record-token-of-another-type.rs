@@ -1,6 +1,6 @@
 // A hand-written `Record` impl receives tokens for its own type only, so it
 // cannot pass one on to forge a value of another type.
-use idtable::columns::{Col, Columns};
+use idtable::columns::{Col, ColumnTree};
 use idtable::{Record, RecordToken};
 
 mod checked {
@@ -13,12 +13,12 @@ mod checked {
 pub struct Evil(usize);
 
 impl Record for Evil {
-    type Columns = Col<usize>;
+    type Tree = Col<usize>;
     type Values = usize;
     type Ref<'a> = &'a usize;
     type Mut<'a> = &'a mut usize;
-    type Slices<'a> = &'a [usize];
-    type SlicesMut<'a> = &'a mut [usize];
+    type Columns<'a> = &'a [usize];
+    type ColumnsMut<'a> = &'a mut [usize];
 
     fn into_values(self, _: RecordToken<Self>) -> usize {
         self.0
@@ -27,17 +27,17 @@ impl Record for Evil {
         let _forged = <checked::Small as Record>::from_values(1 << 20, token);
         Evil(i)
     }
-    fn make_ref<'a>(r: <Self::Columns as Columns>::Refs<'a>, _: RecordToken<Self>) -> &'a usize {
+    fn make_ref<'a>(r: <Self::Tree as ColumnTree>::Refs<'a>, _: RecordToken<Self>) -> &'a usize {
         r
     }
-    fn make_mut<'a>(r: <Self::Columns as Columns>::Muts<'a>, _: RecordToken<Self>) -> &'a mut usize {
+    fn make_mut<'a>(r: <Self::Tree as ColumnTree>::Muts<'a>, _: RecordToken<Self>) -> &'a mut usize {
         r
     }
-    fn make_slices<'a>(r: <Self::Columns as Columns>::Slices<'a>, _: RecordToken<Self>) -> &'a [usize] {
+    fn make_columns<'a>(r: <Self::Tree as ColumnTree>::Slices<'a>, _: RecordToken<Self>) -> &'a [usize] {
         r
     }
-    fn make_slices_mut<'a>(
-        r: <Self::Columns as Columns>::SlicesMut<'a>,
+    fn make_columns_mut<'a>(
+        r: <Self::Tree as ColumnTree>::SlicesMut<'a>,
         _: RecordToken<Self>,
     ) -> &'a mut [usize] {
         r
