@@ -11,12 +11,15 @@
 //! generation or index spaces so that retirement, wrapping and a full table
 //! happen within a few hundred operations.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 use std::fmt::Debug;
 
 use idtable::SoaAllocator;
+
+mod support;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
+use support::fifo_model::FifoModel;
 
 // --- the value and the subject interface -----------------------------------
 
@@ -365,171 +368,14 @@ subject!(
 
 // --- the model ----------------------------------------------------------------
 
-#[derive(Clone)]
-struct Model {
-    /// Live ids in dense order.
-    dense: Vec<u64>,
-    /// id bits -> value.
-    values: HashMap<u64, Val>,
-    /// Per slot ever issued: the generation of its last id.
-    slots: Vec<u64>,
-    /// Slots waiting for reuse, oldest first.
-    free: VecDeque<usize>,
-    /// Every id ever issued, and whether one was issued twice.
-    issued: HashSet<u64>,
-    reissued: bool,
-    /// Ids that stopped being live, most recent last.
-    dead: Vec<u64>,
-    index_bits: u32,
-    max_index: usize,
-    max_generation: u64,
-    min_free: usize,
-    wrap: bool,
+/// The reference allocator (shared with the fuzz target `allocator_ops`).
+type Model = FifoModel<Val>;
+
+/// The model of `S`'s layout and configuration.
+fn model_of<S: Subject>() -> Model {
+    FifoModel::new(S::INDEX_BITS, S::WIDTH, S::MIN_FREE, S::WRAP)
 }
 
-impl Model {
-    fn new<S: Subject>() -> Model {
-        let index_bits = S::INDEX_BITS;
-        let max_generation = if S::WIDTH == 64 {
-            u64::MAX >> index_bits
-        } else {
-            ((1u64 << S::WIDTH) - 1) >> index_bits
-        };
-        Model {
-            dense: Vec::new(),
-            values: HashMap::new(),
-            slots: Vec::new(),
-            free: VecDeque::new(),
-            issued: HashSet::new(),
-            reissued: false,
-            dead: Vec::new(),
-            index_bits,
-            max_index: (1usize << index_bits) - 2,
-            max_generation,
-            min_free: S::MIN_FREE,
-            wrap: S::WRAP,
-        }
-    }
-
-    /// The id the next insert issues, and whether it reuses the front of
-    /// the free queue; `None` when the table is full.
-    fn next_id(&self) -> Option<(u64, bool)> {
-        let waiting = self.free.len();
-        let fresh_left = self.slots.len() <= self.max_index;
-        if waiting > 0 && (waiting >= self.min_free || !fresh_left) {
-            let s = self.free[0];
-            let last = self.slots[s];
-            let generation = if last >= self.max_generation {
-                1
-            } else {
-                last + 1
-            };
-            Some((generation << self.index_bits | s as u64, true))
-        } else if fresh_left {
-            Some((1 << self.index_bits | self.slots.len() as u64, false))
-        } else {
-            None
-        }
-    }
-
-    fn insert(&mut self, issued_bits: u64, v: Val) {
-        let (bits, reuse) = self.next_id().expect("model: insert into a full table");
-        assert_eq!(
-            issued_bits, bits,
-            "issued id {issued_bits:#x}, the FIFO / min_free model predicts {bits:#x}"
-        );
-        let index = (bits & ((1 << self.index_bits) - 1)) as usize;
-        if reuse {
-            self.free.pop_front();
-            self.slots[index] = bits >> self.index_bits;
-        } else {
-            self.slots.push(1);
-        }
-        if !self.issued.insert(bits) {
-            self.reissued = true;
-        }
-        self.dense.push(bits);
-        self.values.insert(bits, v);
-    }
-
-    fn release(&mut self, bits: u64) {
-        let index = (bits & ((1 << self.index_bits) - 1)) as usize;
-        let generation = bits >> self.index_bits;
-        let retired = generation >= self.max_generation && !self.wrap;
-        if !retired {
-            self.free.push_back(index);
-        }
-        self.values.remove(&bits);
-        self.dead.push(bits);
-    }
-
-    fn remove(&mut self, bits: u64) -> Option<Val> {
-        let d = self.dense.iter().position(|&b| b == bits)?;
-        let v = self.values.get(&bits).cloned();
-        self.dense.swap_remove(d);
-        self.release(bits);
-        v
-    }
-
-    fn pop(&mut self) -> Option<(u64, Val)> {
-        let bits = *self.dense.last()?;
-        let v = self.remove(bits)?;
-        Some((bits, v))
-    }
-
-    fn clear(&mut self) {
-        for bits in std::mem::take(&mut self.dense) {
-            self.release(bits);
-        }
-    }
-
-    fn retain_mod(&mut self, m: u64, r: u64) -> Vec<u64> {
-        let mut visited = Vec::new();
-        let mut d = 0;
-        while d < self.dense.len() {
-            let bits = self.dense[d];
-            visited.push(bits);
-            let v = self.values.get_mut(&bits).unwrap();
-            if v.payload % m != r {
-                v.payload += 1;
-                d += 1;
-            } else {
-                self.dense.swap_remove(d);
-                self.release(bits);
-            }
-        }
-        visited
-    }
-
-    fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&Val) -> K) {
-        let values = &self.values;
-        self.dense.sort_by_key(|b| key(&values[b]));
-    }
-
-    /// How many of `want` inserts succeed from here.
-    fn room(&self, want: usize) -> usize {
-        let mut probe = self.clone();
-        let mut n = 0;
-        while n < want {
-            let Some((bits, _)) = probe.next_id() else {
-                break;
-            };
-            probe.insert(bits, val(0));
-            n += 1;
-        }
-        n
-    }
-
-    fn width_mask(&self, width: u32) -> u64 {
-        if width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << width) - 1
-        }
-    }
-}
-
-/// The whole content of `s` is the model's, through every read path.
 fn assert_same<S: Subject>(s: &S, m: &Model) {
     s.check_invariants();
     assert_eq!(s.len(), m.dense.len(), "len");
@@ -628,9 +474,15 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-impl Model {
+/// The id bits a selector names in the model's current state.
+trait Resolve {
+    fn resolve(&self, sel: &Sel, width: u32) -> u64;
+}
+
+impl Resolve for Model {
     fn resolve(&self, sel: &Sel, width: u32) -> u64 {
-        let mask = self.width_mask(width);
+        debug_assert_eq!(width, self.width);
+        let mask = self.mask();
         let index_mask = (1u64 << self.index_bits) - 1;
         match *sel {
             Sel::Live(i) if !self.dense.is_empty() => self.dense[i % self.dense.len()],
@@ -738,7 +590,13 @@ fn apply<S: Subject>(s: &mut S, m: &mut Model, op: &Op) {
         }
         Op::Retain(md, r) => {
             let mut got = s.retain_mod(*md, *r);
-            let mut want = m.retain_mod(*md, *r);
+            let mut want = m.retain(|v| {
+                let keep = v.payload % *md != *r;
+                if keep {
+                    v.payload += 1;
+                }
+                keep
+            });
             got.sort_unstable();
             want.sort_unstable();
             assert_eq!(got, want, "retain visits every row once");
@@ -812,7 +670,7 @@ fn apply<S: Subject>(s: &mut S, m: &mut Model, op: &Op) {
 
 fn run<S: Subject>(ops: &[Op]) {
     let mut s = S::new();
-    let mut m = Model::new::<S>();
+    let mut m = model_of::<S>();
     assert_same(&s, &m);
     for op in ops {
         apply(&mut s, &mut m, op);
@@ -901,7 +759,7 @@ proptest! {
 #[test]
 #[should_panic(expected = "predicts")]
 fn the_model_rejects_a_wrong_id() {
-    let mut m = Model::new::<DefaultRecAllocator>();
+    let mut m = model_of::<DefaultRecAllocator>();
     m.insert(1 << 32, val(0));
     m.insert(1 << 32, val(1)); // the second fresh id has index 1
 }

@@ -10,7 +10,6 @@
 
 #![no_main]
 
-use std::collections::{HashMap, HashSet, VecDeque};
 
 use arbitrary::{Arbitrary, Unstructured};
 use idtable::{IdBits, SoaAllocator};
@@ -74,127 +73,19 @@ enum Op {
     Iterate,
 }
 
-/// The reference allocator: dense order, values, and the FIFO slot model.
-struct Model {
-    dense: Vec<u64>,
-    values: HashMap<u64, Val>,
-    /// Last generation issued per slot.
-    slots: Vec<u64>,
-    free: VecDeque<usize>,
-    issued: HashSet<u64>,
-    dead: Vec<u64>,
-    index_bits: u32,
-    width: u32,
-    max_index: usize,
-    max_generation: u64,
-    min_free: usize,
-    wrap: bool,
+/// The reference allocator, shared with the model tests: dense order,
+/// values, and the FIFO slot rules.
+#[path = "../../tests/support/fifo_model.rs"]
+mod fifo_model;
+
+type Model = fifo_model::FifoModel<Val>;
+
+/// The id bits a selector names in the model's current state.
+trait Resolve {
+    fn resolve(&self, sel: Sel) -> u64;
 }
 
-impl Model {
-    fn new(index_bits: u32, width: u32, min_free: usize, wrap: bool) -> Model {
-        let gen_bits = width - index_bits;
-        Model {
-            dense: Vec::new(),
-            values: HashMap::new(),
-            slots: Vec::new(),
-            free: VecDeque::new(),
-            issued: HashSet::new(),
-            dead: Vec::new(),
-            index_bits,
-            width,
-            max_index: (1usize << index_bits) - 2,
-            max_generation: if gen_bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << gen_bits) - 1
-            },
-            min_free,
-            wrap,
-        }
-    }
-
-    fn index_of(&self, bits: u64) -> usize {
-        (bits & ((1u64 << self.index_bits) - 1)) as usize
-    }
-
-    /// The id the next insert issues and whether it reuses a queued slot.
-    fn next_id(&self) -> Option<(u64, bool)> {
-        let waiting = self.free.len();
-        let fresh_left = self.slots.len() <= self.max_index;
-        if waiting > 0 && (waiting >= self.min_free || !fresh_left) {
-            let s = self.free[0];
-            let last = self.slots[s];
-            let generation = if last >= self.max_generation {
-                1
-            } else {
-                last + 1
-            };
-            Some((generation << self.index_bits | s as u64, true))
-        } else if fresh_left {
-            Some((1 << self.index_bits | self.slots.len() as u64, false))
-        } else {
-            None
-        }
-    }
-
-    fn insert(&mut self, issued: u64, v: Val) {
-        let (bits, reuse) = self.next_id().expect("model: the table is full");
-        assert_eq!(
-            issued, bits,
-            "issued {issued:#x}, the FIFO model predicts {bits:#x}"
-        );
-        let index = self.index_of(bits);
-        if reuse {
-            self.free.pop_front();
-            self.slots[index] = bits >> self.index_bits;
-        } else {
-            self.slots.push(1);
-        }
-        let fresh = self.issued.insert(bits);
-        assert!(fresh || self.wrap, "retire issued {bits:#x} twice");
-        self.dense.push(bits);
-        self.values.insert(bits, v);
-    }
-
-    fn release(&mut self, bits: u64) {
-        let generation = bits >> self.index_bits;
-        if !(generation >= self.max_generation && !self.wrap) {
-            let index = self.index_of(bits);
-            self.free.push_back(index);
-        }
-        self.values.remove(&bits);
-        self.dead.push(bits);
-    }
-
-    fn remove(&mut self, bits: u64) -> Option<Val> {
-        let d = self.dense.iter().position(|&b| b == bits)?;
-        let v = self.values.get(&bits).cloned();
-        self.dense.swap_remove(d);
-        self.release(bits);
-        v
-    }
-
-    fn pop(&mut self) -> Option<(u64, Val)> {
-        let bits = *self.dense.last()?;
-        let v = self.remove(bits)?;
-        Some((bits, v))
-    }
-
-    fn clear(&mut self) {
-        for bits in std::mem::take(&mut self.dense) {
-            self.release(bits);
-        }
-    }
-
-    fn mask(&self) -> u64 {
-        if self.width == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.width) - 1
-        }
-    }
-
+impl Resolve for Model {
     fn resolve(&self, sel: Sel) -> u64 {
         match sel {
             Sel::Live(n) if !self.dense.is_empty() => self.dense[usize::from(n) % self.dense.len()],
@@ -212,26 +103,6 @@ impl Model {
             Sel::Forged(bits) => bits & self.mask(),
             _ => 1 << self.index_bits, // slot 0, generation 1
         }
-    }
-
-    /// How many of `want` inserts succeed from here.
-    fn room(&self, want: usize) -> usize {
-        let mut free = self.free.clone();
-        let mut slots = self.slots.len();
-        let mut n = 0;
-        while n < want {
-            let waiting = free.len();
-            let fresh_left = slots <= self.max_index;
-            if waiting > 0 && (waiting >= self.min_free || !fresh_left) {
-                free.pop_front();
-            } else if fresh_left {
-                slots += 1;
-            } else {
-                break;
-            }
-            n += 1;
-        }
-        n
     }
 }
 
@@ -273,6 +144,7 @@ macro_rules! configuration {
 
             fn check(a: &RecAllocator, m: &Model) {
                 a.check_invariants();
+                assert!(m.wrap || !m.reissued, "retire issued an id twice");
                 assert_eq!(a.len(), m.dense.len(), "len");
                 let ids: Vec<u64> = a.ids().iter().map(|&id| bits(id)).collect();
                 assert_eq!(ids, m.dense, "dense order");

@@ -126,10 +126,9 @@ pub struct Checked {
     pub model: BTreeMap<u32, MVal>,
 }
 
-/// Words the fixed header and the entry arrays of `n` entries take (the
-/// documented layout: 2 + 2n + ceil(n / 4)).
+/// Words the fixed header and the entry arrays of `n` entries take.
 pub fn header_words(n: usize) -> usize {
-    2 + 2 * n + n.div_ceil(4)
+    idtable::data::header_bytes(n) / 4
 }
 
 /// The smallest buffer, in words, that holds `model`.

@@ -21,3 +21,5 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+pub mod fifo_model;
