@@ -10,7 +10,6 @@
 
 #![no_main]
 
-
 use arbitrary::{Arbitrary, Unstructured};
 use idtable::{IdBits, SoaAllocator};
 use libfuzzer_sys::fuzz_target;
