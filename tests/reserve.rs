@@ -68,25 +68,79 @@ fn histories() -> impl Iterator<Item = (usize, usize, usize, u64)> {
     })
 }
 
-#[test]
-fn id_table_reserve_covers_the_next_inserts_for_every_min_free() {
+/// What the check needs of an id table or a storage.
+trait Reserving {
+    type Id: Copy;
+    fn with_min_free(min_free: usize) -> Self;
+    fn insert_one(&mut self, n: usize) -> Self::Id;
+    fn remove_one(&mut self, id: Self::Id);
+    fn reserve(&mut self, additional: usize);
+    fn check_invariants(&self);
+}
+
+impl Reserving for IdTable<Id32_32> {
+    type Id = Id32_32;
+    fn with_min_free(min_free: usize) -> Self {
+        IdTable::with_config(TableConfig {
+            min_free,
+            ..TableConfig::default()
+        })
+    }
+    fn insert_one(&mut self, _: usize) -> Id32_32 {
+        self.insert().0
+    }
+    fn remove_one(&mut self, id: Id32_32) {
+        self.remove(id);
+    }
+    fn reserve(&mut self, additional: usize) {
+        IdTable::reserve(self, additional)
+    }
+    fn check_invariants(&self) {
+        IdTable::check_invariants(self)
+    }
+}
+
+impl Reserving for SoaStorage<Unit, UnitId> {
+    type Id = UnitId;
+    fn with_min_free(min_free: usize) -> Self {
+        SoaStorage::with_config(TableConfig {
+            min_free,
+            ..TableConfig::default()
+        })
+    }
+    fn insert_one(&mut self, n: usize) -> UnitId {
+        self.insert(Unit {
+            hp: n as u32,
+            pos: [0.0; 2],
+        })
+    }
+    fn remove_one(&mut self, id: UnitId) {
+        self.remove(id);
+    }
+    fn reserve(&mut self, additional: usize) {
+        SoaStorage::reserve(self, additional)
+    }
+    fn check_invariants(&self) {
+        SoaStorage::check_invariants(self)
+    }
+}
+
+/// For every history and every `k`: `reserve(k)`, then `k` inserts that
+/// allocate nothing.
+fn reserve_covers_the_next_inserts<R: Reserving>() {
     for (min_free, live, freed, seed) in histories() {
         for k in [1usize, 2, 3, min_free, min_free + 1, 50] {
-            let config = TableConfig {
-                min_free,
-                ..TableConfig::default()
-            };
-            let mut table = IdTable::<Id32_32>::with_config(config);
-            let mut ids: Vec<_> = (0..live).map(|_| table.insert().0).collect();
+            let mut subject = R::with_min_free(min_free);
+            let mut ids: Vec<_> = (0..live).map(|n| subject.insert_one(n)).collect();
             let mut rng = Rng(seed);
             for _ in 0..freed {
                 let id = ids.swap_remove(rng.below(ids.len()));
-                table.remove(id);
+                subject.remove_one(id);
             }
-            table.reserve(k);
+            subject.reserve(k);
             let n = allocations_in(|| {
-                for _ in 0..k {
-                    table.insert();
+                for n in 0..k {
+                    subject.insert_one(n);
                 }
             });
             assert_eq!(
@@ -94,50 +148,19 @@ fn id_table_reserve_covers_the_next_inserts_for_every_min_free() {
                 "min_free {min_free}, {live} inserted, {freed} freed: \
                  {k} inserts after reserve({k}) allocated"
             );
-            table.check_invariants();
+            subject.check_invariants();
         }
     }
 }
 
 #[test]
-fn allocator_reserve_covers_the_next_inserts_for_every_min_free() {
-    for (min_free, live, freed, seed) in histories() {
-        for k in [1usize, 3, min_free + 1, 50] {
-            let config = TableConfig {
-                min_free,
-                ..TableConfig::default()
-            };
-            let mut units = SoaStorage::<Unit, UnitId>::with_config(config);
-            let mut ids: Vec<_> = (0..live)
-                .map(|i| {
-                    units.insert(Unit {
-                        hp: i as u32,
-                        pos: [0.0; 2],
-                    })
-                })
-                .collect();
-            let mut rng = Rng(seed);
-            for _ in 0..freed {
-                let id = ids.swap_remove(rng.below(ids.len()));
-                units.remove(id);
-            }
-            units.reserve(k);
-            let n = allocations_in(|| {
-                for i in 0..k {
-                    units.insert(Unit {
-                        hp: i as u32,
-                        pos: [1.0; 2],
-                    });
-                }
-            });
-            assert_eq!(
-                n, 0,
-                "min_free {min_free}, {live} inserted, {freed} freed: \
-                 {k} inserts after reserve({k}) allocated"
-            );
-            units.check_invariants();
-        }
-    }
+fn id_table_reserve_covers_the_next_inserts_for_every_min_free() {
+    reserve_covers_the_next_inserts::<IdTable<Id32_32>>();
+}
+
+#[test]
+fn storage_reserve_covers_the_next_inserts_for_every_min_free() {
+    reserve_covers_the_next_inserts::<SoaStorage<Unit, UnitId>>();
 }
 
 #[test]
