@@ -4,13 +4,15 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::error::DataError;
 use super::format::{
     fixed_word0, fixed_word1, header_words, slot_word, split_slot, Tag, EMPTY_BYTES, FIXED_WORDS,
-    MAX_WORDS,
+    MAX_BYTES, MAX_WORDS,
 };
+use super::key::Key;
 use super::load::validate;
+use super::value::Value;
 use super::words::{as_bytes, as_f32s};
-use super::{DataError, Key, Value, MAX_BYTES};
 
 /// The first allocation, in words (32 bytes).
 const MIN_WORDS: usize = 8;

@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-use super::{Key, MAX_BYTES};
+use super::format::MAX_BYTES;
+use super::key::Key;
 
 /// Why a [`DataComponent`](super::DataComponent) operation failed.
 ///

@@ -2,9 +2,10 @@
 //!
 //! [`DataComponent::from_bytes`]: super::DataComponent::from_bytes
 
+use super::error::DataError;
 use super::format::{header_words, split_slot, Tag, FIXED_WORDS, VERSION};
+use super::key::Key;
 use super::words::as_bytes;
-use super::{DataError, Key};
 use alloc::vec::Vec;
 
 /// Checks that `words` (at least the fixed header, at most the size limit) is a

@@ -116,38 +116,6 @@ mod words;
 
 pub use buffer::{DataComponent, Iter};
 pub use error::DataError;
+pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
 pub use value::Value;
-
-/// Bytes the fixed header and the entry arrays of `entries` entries take in a
-/// [`DataComponent`]'s buffer (8 + 8 per entry + one tag byte per entry,
-/// rounded up to whole words): the smallest buffer that holds that many
-/// bools and floats. Strings and float arrays take their payload on top.
-///
-/// ```
-/// use idtable::data::{header_bytes, DataComponent};
-///
-/// assert_eq!(header_bytes(0), 8);
-/// assert_eq!(header_bytes(3), 8 + 3 * 8 + 4);
-/// let mut sheet = DataComponent::with_capacity(header_bytes(3));
-/// for key in ["a", "b", "c"] {
-///     sheet.set(key, 1.0_f32)?;
-/// }
-/// assert_eq!(sheet.capacity(), header_bytes(3)); // no growth was needed
-/// # Ok::<(), idtable::data::DataError>(())
-/// ```
-pub const fn header_bytes(entries: usize) -> usize {
-    format::header_words(entries) * 4
-}
-
-/// The largest buffer a [`DataComponent`] may have, in bytes (the 16-bit length
-/// and offset fields, rounded down to whole words).
-///
-/// ```
-/// use idtable::data::{DataComponent, DataError, MAX_BYTES};
-///
-/// let mut sheet = DataComponent::new();
-/// let floats = vec![0.0_f32; MAX_BYTES / 4];
-/// assert!(matches!(sheet.set("big", &floats), Err(DataError::TooLarge { .. })));
-/// ```
-pub const MAX_BYTES: usize = 65_532;
