@@ -186,6 +186,84 @@ fn fields_without_clone_or_debug_still_derive() {
     assert_eq!(a.remove(id).map(|h| h.inner.0), Some(3));
 }
 
+/// A generic struct mixing fields that depend on its parameters, two
+/// lifetimes among them, with concrete ones: `&'a T` and `&'b T` must not
+/// make two clashing bounds, nor `&'a Opaque` force every borrow the views
+/// print to live for `'a`.
+#[derive(SoaAllocator, Debug)]
+struct Mixed<'a, 'b, T: Debug> {
+    pub label: &'a T,
+    pub values: Vec<T>,
+    pub opaque: Opaque,
+    pub borrowed: &'a Opaque,
+    pub other: &'b T,
+    pub nested: &'a &'b u8,
+}
+
+impl Debug for Opaque {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Opaque")
+    }
+}
+
+/// `true` when `T: Debug`, decided at the call site's concrete type
+/// (autoref: the inherent-looking method on `Probe` wins when it applies).
+struct Probe<T>(PhantomData<T>);
+trait ProbeDebug {
+    fn is_debug(&self) -> bool {
+        true
+    }
+}
+impl<T: Debug> ProbeDebug for Probe<T> {}
+trait ProbeOther {
+    fn is_debug(&self) -> bool {
+        false
+    }
+}
+impl<T> ProbeOther for &Probe<T> {}
+
+struct Plain(u8); // no Debug
+
+#[derive(SoaAllocator)]
+struct Holds<T> {
+    pub value: T,
+    pub count: u32,
+}
+
+#[test]
+// The explicit borrow is what lets `ProbeOther` answer when `ProbeDebug`
+// does not apply.
+#[allow(clippy::needless_borrow)]
+fn bounds_follow_the_generic_arguments() {
+    let (text, other) = (5u8, 6u8);
+    let nested = &other;
+    let mut a = MixedAllocator::<u8>::new();
+    let id = a.insert(Mixed {
+        label: &text,
+        values: vec![1, 2],
+        opaque: Opaque(1),
+        borrowed: &Opaque(2),
+        other: &other,
+        nested: &nested,
+    });
+    assert_eq!(
+        format!("{:?}", a.get(id).unwrap()),
+        "MixedRef { label: 5, values: [1, 2], opaque: Opaque, borrowed: Opaque, \
+         other: 6, nested: 6 }"
+    );
+    assert_eq!(format!("{:?}", a.columns().other), "[6]");
+    // `HoldsRef<T>` is `Debug` exactly when `T` is.
+    assert!((&Probe::<HoldsRef<'_, u8>>(PhantomData)).is_debug());
+    assert!(!(&Probe::<HoldsRef<'_, Plain>>(PhantomData)).is_debug());
+    assert!(!(&Probe::<HoldsAllocator<u8>>(PhantomData)).is_debug());
+    let mut h = HoldsAllocator::new();
+    let id = h.insert(Holds {
+        value: Plain(4),
+        count: 1,
+    });
+    assert_eq!(h.get(id).unwrap().value.0, 4);
+}
+
 #[derive(SoaAllocator)]
 #[soa(allocator = Pool, id_type = Handle, id = idtable::Id20_12, on_exhausted = wrap)]
 pub struct Renamed {

@@ -6,10 +6,11 @@ mod par;
 mod record;
 mod serde;
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, GenericParam, Generics, LifetimeParam, Type};
+use syn::{DeriveInput, GenericParam, Generics, Lifetime, LifetimeParam, Type};
 
 use crate::ast::Input;
 use crate::names::Names;
@@ -59,13 +60,12 @@ impl Ctx<'_> {
         quote!(#view<#lifetime #(, #args)*>)
     }
 
-    /// `for<'__x> Field: Trait` for every field type: a bound that holds
-    /// exactly when every field implements the trait, written so that it is
-    /// not rejected as trivially false on a struct without generics. Each
-    /// type is bounded once, however many fields share it, and each bound
-    /// carries its field type's span, so an unmet one points there.
+    /// `Field: Trait` for every field type: a bound that holds exactly when
+    /// every field implements the trait. Each type is bounded once, however
+    /// many fields share it, and each bound carries its field type's span,
+    /// so an unmet one points there. See [`bound`](Self::bound) for its form.
     pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
-        Self::types_bound(self.distinct_field_types(), bound)
+        self.types_bound(self.distinct_field_types(), bound)
     }
 
     /// [`fields_bound`](Self::fields_bound) for the `pub` fields only: the
@@ -77,23 +77,110 @@ impl Ctx<'_> {
             .iter()
             .filter(|f| f.is_pub())
             .map(|f| f.ty);
-        Self::types_bound(distinct(tys), bound)
+        self.types_bound(distinct(tys), bound)
     }
 
-    fn types_bound(tys: Vec<&Type>, bound: TokenStream) -> TokenStream {
-        let bounds = tys.into_iter().map(|ty| {
+    fn types_bound(&self, tys: Vec<&Type>, bound: TokenStream) -> TokenStream {
+        let mut seen = Vec::new();
+        let mut bounds = TokenStream::new();
+        for ty in tys {
             let span = ty.span();
-            let bound = respan(bound.clone(), span);
-            quote_spanned!(span=> for<'__soa_x> #ty: #bound,)
-        });
-        quote!(#(#bounds)*)
+            let pred = self.bound(quote_spanned!(span=> #ty), respan(bound.clone(), span));
+            // Erasing lifetimes can make two field types one bound.
+            let key = pred.to_string();
+            if !seen.contains(&key) {
+                seen.push(key);
+                bounds.extend(pred);
+            }
+        }
+        bounds
     }
 
-    /// `for<'__x> Foo<..>: Trait`: the struct itself implements the trait
-    /// (higher-ranked for the same reason as the field bounds).
+    /// `Foo<..>: Trait`: the struct itself implements the trait.
     pub fn record_bound(&self, bound: TokenStream) -> TokenStream {
-        let ty = &self.record_ty;
-        quote!(for<'__soa_x> #ty: #bound,)
+        self.bound(self.record_ty.clone(), bound)
+    }
+
+    /// `ty: bound,` as a where-clause predicate, in the form that holds
+    /// exactly when needed and never breaks the derive:
+    ///
+    /// * A type that names a type or const parameter and no lifetime is
+    ///   bounded plainly (`T: Debug`, `Vec<T>: Clone`), as a hand-written
+    ///   impl would be.
+    /// * A type that names none of the struct's parameters (`f32`, `Foo`
+    ///   without generics) is bounded higher-ranked, `for<'__soa_x> f32:
+    ///   Debug`: the compiler would reject a plain predicate on it that does
+    ///   not hold as "trivially false" instead of leaving the impl out, so a
+    ///   field that is not `Debug` would break the derive. The higher-ranked
+    ///   form is checked only where the impl is used.
+    /// * The struct's lifetimes become higher-ranked ones (`&'a T: Debug` is
+    ///   written `for<'__soa_a> &'__soa_a T: Debug`). A
+    ///   where clause naming `'a` would make the compiler prefer it for every
+    ///   `&'_ T: Debug` it must prove and require that borrow to be `'a`; and
+    ///   two of them (`&'a T`, `&'b T`) would be ambiguous.
+    pub fn bound(&self, ty: TokenStream, bound: TokenStream) -> TokenStream {
+        let mut scan = Scan::default();
+        let ty = self.erase_lifetimes(ty, &mut scan);
+        if scan.erased.is_empty() {
+            if scan.names_param {
+                quote!(#ty: #bound,)
+            } else {
+                quote!(for<'__soa_x> #ty: #bound,)
+            }
+        } else {
+            let erased = scan.erased;
+            quote!(for<#(#erased),*> #ty: #bound,)
+        }
+    }
+
+    /// `tokens` (a type) with every lifetime parameter `'a` of the struct
+    /// replaced by `'__soa_a`; `scan` records whether one was replaced and
+    /// whether a type or const parameter is named.
+    fn erase_lifetimes(&self, tokens: TokenStream, scan: &mut Scan) -> TokenStream {
+        let params = &self.input.generics.params;
+        let mut after_quote = false;
+        tokens
+            .into_iter()
+            .map(|tree| {
+                let was_quote = std::mem::replace(&mut after_quote, false);
+                match tree {
+                    TokenTree::Group(g) => {
+                        let mut inner =
+                            Group::new(g.delimiter(), self.erase_lifetimes(g.stream(), scan));
+                        inner.set_span(g.span());
+                        TokenTree::Group(inner)
+                    }
+                    TokenTree::Punct(p) => {
+                        after_quote = p.as_char() == '\'';
+                        TokenTree::Punct(p)
+                    }
+                    TokenTree::Ident(ident) if was_quote => {
+                        let is_param = params.iter().any(
+                            |p| matches!(p, GenericParam::Lifetime(l) if l.lifetime.ident == ident),
+                        );
+                        if is_param {
+                            let name = format!("__soa_{}", ident.unraw());
+                            let lifetime = Lifetime::new(&format!("'{name}"), ident.span());
+                            if !scan.erased.contains(&lifetime) {
+                                scan.erased.push(lifetime);
+                            }
+                            TokenTree::Ident(Ident::new(&name, ident.span()))
+                        } else {
+                            TokenTree::Ident(ident)
+                        }
+                    }
+                    TokenTree::Ident(ident) => {
+                        scan.names_param |= params.iter().any(|p| match p {
+                            GenericParam::Type(t) => t.ident == ident,
+                            GenericParam::Const(c) => c.ident == ident,
+                            GenericParam::Lifetime(_) => false,
+                        });
+                        TokenTree::Ident(ident)
+                    }
+                    other => other,
+                }
+            })
+            .collect()
     }
 
     /// The struct's where clause with `extra` (predicates, each ending in
@@ -202,6 +289,15 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         #par
         #serde
     }
+}
+
+/// What [`Ctx::erase_lifetimes`] found in a type.
+#[derive(Default)]
+struct Scan {
+    /// The lifetimes that replaced the struct's, once each.
+    erased: Vec<Lifetime>,
+    /// A type or const parameter is named.
+    names_param: bool,
 }
 
 /// `tys` with repeats left out (types compared as written).

@@ -4,10 +4,10 @@
 //! Each method is bounded on its fields (`Sync` to share rows between
 //! threads, `Send` to hand rows to them), like rayon's slice iterators, and
 //! so is the matching `IntoParallelIterator` impl for `&FooAllocator` /
-//! `&mut FooAllocator`. The bounds are written as `for<'__soa_x> Field:
-//! Trait` (see `Ctx::fields_bound`): on a struct without generics a plain
-//! `Cell<u8>: Sync` would be rejected as trivially false, while this form just
-//! leaves the method out.
+//! `&mut FooAllocator`. The bounds take the form `Ctx::bound` gives them:
+//! on a struct without generics a plain `Cell<u8>: Sync` would be rejected
+//! as trivially false, while the higher-ranked form just leaves the method
+//! out.
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -30,15 +30,15 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
     let tys = ctx.field_types();
 
-    // The allocator's impls hold when every column can be saved and loaded;
-    // bounded higher-ranked (see `Ctx::fields_bound`) so that a struct
-    // without generics whose field cannot be saved gets no "trivially false"
-    // bound error here: `field_check` below reports that field.
+    // The allocator's impls hold when every column can be saved and loaded.
+    // On a struct without generics the bound is higher-ranked (see
+    // `Ctx::bound`), so a field that cannot be saved is reported once, by
+    // `field_check` below, not as a "trivially false" bound here.
     let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
-    let saveable = ctx.where_with(&quote! {
-        for<'__soa_x> <#record_ty as #krate::Record>::Tree:
-            #krate::storage_serde::SerdeColumns,
-    });
+    let saveable = ctx.where_with(&ctx.bound(
+        quote!(<#record_ty as #krate::Record>::Tree),
+        quote!(#krate::storage_serde::SerdeColumns),
+    ));
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
     let mut de_generics: Generics = generics.clone();
     de_generics
