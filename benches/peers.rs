@@ -295,197 +295,152 @@ macro_rules! impl_idtable {
 impl_idtable!(IdtDefault, idt, "idtable");
 impl_idtable!(Idt24, idt24, "idtable_24_8");
 
-#[derive(Clone)]
-struct Slot(slotmap::SlotMap<slotmap::DefaultKey, Record>);
+/// A peer that keeps whole records in one arena (`$inner`), keyed by
+/// `$key`: the same wrapper for each, with its value iterators and its
+/// memory formula as arguments.
+macro_rules! impl_arena {
+    (
+        $ty:ident($inner:ty), $name:literal, key = $key:ty,
+        values = |$m:ident| $values:expr,
+        values_mut = |$mm:ident| $values_mut:expr,
+        memory = $memory:path $(,)?
+    ) => {
+        #[derive(Clone)]
+        struct $ty($inner);
 
-impl Iterable for Slot {
-    const NAME: &'static str = "slotmap";
-    fn build(n: usize) -> Self {
-        build_with_keys::<Self>(n).0
-    }
-    #[inline(always)]
-    fn sum_mass(&self) -> f32 {
-        sum4_iter(self.0.values())
-    }
-    #[inline(always)]
-    fn update(&mut self, dt: f32) {
-        self.0.values_mut().for_each(|r| update_rec(r, dt));
-    }
-    fn churn_by_row(&mut self, _: &[u32], _: usize) {
-        unreachable!()
-    }
-}
-
-impl Container for Slot {
-    type Key = slotmap::DefaultKey;
-    #[inline(always)]
-    fn new() -> Self {
-        Slot(slotmap::SlotMap::new())
-    }
-    #[inline(always)]
-    fn with_capacity(n: usize) -> Self {
-        Slot(slotmap::SlotMap::with_capacity(n))
-    }
-    #[inline(always)]
-    fn insert(&mut self, r: Record) -> Self::Key {
-        self.0.insert(r)
-    }
-    #[inline(always)]
-    fn get_mass(&self, k: Self::Key) -> Option<f32> {
-        self.0.get(k).map(|r| r.mass)
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: Self::Key) -> bool {
-        self.0.remove(k).is_some()
-    }
-    fn memory(&self) -> (f64, String) {
-        // slotmap 1.x basic.rs: `struct Slot<T> { u: union { value:
-        // ManuallyDrop<T>, next_free: u32 }, version: u32 }`, one per slot
-        // ever used plus the sentinel slot 0; the record lives in the slot.
-        #[allow(dead_code)]
-        union U {
-            value: ManuallyDrop<Record>,
-            next_free: u32,
+        impl Iterable for $ty {
+            const NAME: &'static str = $name;
+            fn build(n: usize) -> Self {
+                build_with_keys::<Self>(n).0
+            }
+            #[inline(always)]
+            fn sum_mass(&self) -> f32 {
+                let $m = &self.0;
+                sum4_iter($values)
+            }
+            #[inline(always)]
+            fn update(&mut self, dt: f32) {
+                let $mm = &mut self.0;
+                $values_mut.for_each(|r| update_rec(r, dt));
+            }
+            fn churn_by_row(&mut self, _: &[u32], _: usize) {
+                unreachable!()
+            }
         }
-        #[allow(dead_code)]
-        struct MirrorSlot {
-            u: U,
-            version: u32,
+
+        impl Container for $ty {
+            type Key = $key;
+            #[inline(always)]
+            fn new() -> Self {
+                $ty(<$inner>::new())
+            }
+            #[inline(always)]
+            fn with_capacity(n: usize) -> Self {
+                $ty(<$inner>::with_capacity(n))
+            }
+            #[inline(always)]
+            fn insert(&mut self, r: Record) -> Self::Key {
+                self.0.insert(r)
+            }
+            #[inline(always)]
+            fn get_mass(&self, k: Self::Key) -> Option<f32> {
+                self.0.get(k).map(|r| r.mass)
+            }
+            #[inline(always)]
+            fn remove(&mut self, k: Self::Key) -> bool {
+                self.0.remove(k).is_some()
+            }
+            fn memory(&self) -> (f64, String) {
+                $memory(&self.0)
+            }
         }
-        let slot = size_of::<MirrorSlot>();
-        let slots = self.0.len() + 1; // no removal before measuring: len + sentinel
-        let over = slot - size_of::<Record>();
-        (
-            (slots * over) as f64 / self.0.len() as f64,
-            format!(
-                "(len + 1 sentinel) slots x (size_of Slot<Record> {slot} B - 64 B record) / len; key {} B held by the user",
-                size_of::<slotmap::DefaultKey>()
-            ),
-        )
-    }
+    };
 }
 
-#[derive(Clone)]
-struct Dense(slotmap::DenseSlotMap<slotmap::DefaultKey, Record>);
+impl_arena!(
+    Slot(slotmap::SlotMap<slotmap::DefaultKey, Record>),
+    "slotmap",
+    key = slotmap::DefaultKey,
+    values = |m| m.values(),
+    values_mut = |m| m.values_mut(),
+    memory = slotmap_memory,
+);
+impl_arena!(
+    Dense(slotmap::DenseSlotMap<slotmap::DefaultKey, Record>),
+    "dense_slotmap",
+    key = slotmap::DefaultKey,
+    values = |m| m.values(),
+    values_mut = |m| m.values_mut(),
+    memory = dense_slotmap_memory,
+);
+impl_arena!(
+    Thunder(thunderdome::Arena<Record>),
+    "thunderdome",
+    key = thunderdome::Index,
+    values = |m| m.iter().map(|(_, r)| r),
+    values_mut = |m| m.iter_mut().map(|(_, r)| r),
+    memory = thunderdome_memory,
+);
 
-impl Iterable for Dense {
-    const NAME: &'static str = "dense_slotmap";
-    fn build(n: usize) -> Self {
-        build_with_keys::<Self>(n).0
+fn slotmap_memory(m: &slotmap::SlotMap<slotmap::DefaultKey, Record>) -> (f64, String) {
+    // slotmap 1.x basic.rs: `struct Slot<T> { u: union { value:
+    // ManuallyDrop<T>, next_free: u32 }, version: u32 }`, one per slot
+    // ever used plus the sentinel slot 0; the record lives in the slot.
+    #[allow(dead_code)]
+    union U {
+        value: ManuallyDrop<Record>,
+        next_free: u32,
     }
-    #[inline(always)]
-    fn sum_mass(&self) -> f32 {
-        sum4_iter(self.0.values())
+    #[allow(dead_code)]
+    struct MirrorSlot {
+        u: U,
+        version: u32,
     }
-    #[inline(always)]
-    fn update(&mut self, dt: f32) {
-        self.0.values_mut().for_each(|r| update_rec(r, dt));
-    }
-    fn churn_by_row(&mut self, _: &[u32], _: usize) {
-        unreachable!()
-    }
+    let slot = size_of::<MirrorSlot>();
+    let slots = m.len() + 1; // no removal before measuring: len + sentinel
+    let over = slot - size_of::<Record>();
+    (
+        (slots * over) as f64 / m.len() as f64,
+        format!(
+            "(len + 1 sentinel) slots x (size_of Slot<Record> {slot} B - 64 B record) / len; key {} B held by the user",
+            size_of::<slotmap::DefaultKey>()
+        ),
+    )
 }
 
-impl Container for Dense {
-    type Key = slotmap::DefaultKey;
-    #[inline(always)]
-    fn new() -> Self {
-        Dense(slotmap::DenseSlotMap::new())
-    }
-    #[inline(always)]
-    fn with_capacity(n: usize) -> Self {
-        Dense(slotmap::DenseSlotMap::with_capacity(n))
-    }
-    #[inline(always)]
-    fn insert(&mut self, r: Record) -> Self::Key {
-        self.0.insert(r)
-    }
-    #[inline(always)]
-    fn get_mass(&self, k: Self::Key) -> Option<f32> {
-        self.0.get(k).map(|r| r.mass)
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: Self::Key) -> bool {
-        self.0.remove(k).is_some()
-    }
-    fn memory(&self) -> (f64, String) {
-        // slotmap 1.x dense.rs: `keys: Vec<K>` (one key per live value),
-        // `values: Vec<V>`, `slots: Vec<Slot { version: u32, idx_or_free: u32 }>`
-        // (one per slot ever used plus the sentinel slot 0).
-        let key = size_of::<slotmap::DefaultKey>();
-        let slot = 2 * size_of::<u32>();
-        let len = self.0.len();
-        let slots = len + 1;
-        (
-            (len * key + slots * slot) as f64 / len as f64,
-            format!("(len x {key} B dense key + (len + 1 sentinel) slots x {slot} B) / len"),
-        )
-    }
+fn dense_slotmap_memory(m: &slotmap::DenseSlotMap<slotmap::DefaultKey, Record>) -> (f64, String) {
+    // slotmap 1.x dense.rs: `keys: Vec<K>` (one key per live value),
+    // `values: Vec<V>`, `slots: Vec<Slot { version: u32, idx_or_free: u32 }>`
+    // (one per slot ever used plus the sentinel slot 0).
+    let key = size_of::<slotmap::DefaultKey>();
+    let slot = 2 * size_of::<u32>();
+    let len = m.len();
+    let slots = len + 1;
+    (
+        (len * key + slots * slot) as f64 / len as f64,
+        format!("(len x {key} B dense key + (len + 1 sentinel) slots x {slot} B) / len"),
+    )
 }
 
-#[derive(Clone)]
-struct Thunder(thunderdome::Arena<Record>);
-
-impl Iterable for Thunder {
-    const NAME: &'static str = "thunderdome";
-    fn build(n: usize) -> Self {
-        build_with_keys::<Self>(n).0
+fn thunderdome_memory(m: &thunderdome::Arena<Record>) -> (f64, String) {
+    // thunderdome 0.6 arena.rs: `storage: Vec<Entry<T>>`, `enum Entry<T> {
+    // Occupied { generation: NonZeroU32, value: T }, Empty { generation:
+    // NonZeroU32, next_free: Option<NonZeroU32> } }`, one per slot.
+    #[allow(dead_code)]
+    enum MirrorEntry {
+        Occupied(NonZeroU32, Record),
+        Empty(NonZeroU32, Option<NonZeroU32>),
     }
-    #[inline(always)]
-    fn sum_mass(&self) -> f32 {
-        sum4_iter(self.0.iter().map(|(_, r)| r))
-    }
-    #[inline(always)]
-    fn update(&mut self, dt: f32) {
-        self.0.iter_mut().for_each(|(_, r)| update_rec(r, dt));
-    }
-    fn churn_by_row(&mut self, _: &[u32], _: usize) {
-        unreachable!()
-    }
-}
-
-impl Container for Thunder {
-    type Key = thunderdome::Index;
-    #[inline(always)]
-    fn new() -> Self {
-        Thunder(thunderdome::Arena::new())
-    }
-    #[inline(always)]
-    fn with_capacity(n: usize) -> Self {
-        Thunder(thunderdome::Arena::with_capacity(n))
-    }
-    #[inline(always)]
-    fn insert(&mut self, r: Record) -> Self::Key {
-        self.0.insert(r)
-    }
-    #[inline(always)]
-    fn get_mass(&self, k: Self::Key) -> Option<f32> {
-        self.0.get(k).map(|r| r.mass)
-    }
-    #[inline(always)]
-    fn remove(&mut self, k: Self::Key) -> bool {
-        self.0.remove(k).is_some()
-    }
-    fn memory(&self) -> (f64, String) {
-        // thunderdome 0.6 arena.rs: `storage: Vec<Entry<T>>`, `enum Entry<T> {
-        // Occupied { generation: NonZeroU32, value: T }, Empty { generation:
-        // NonZeroU32, next_free: Option<NonZeroU32> } }`, one per slot.
-        #[allow(dead_code)]
-        enum MirrorEntry {
-            Occupied(NonZeroU32, Record),
-            Empty(NonZeroU32, Option<NonZeroU32>),
-        }
-        let entry = size_of::<MirrorEntry>();
-        let over = entry - size_of::<Record>();
-        let len = self.0.len();
-        (
-            (len * over) as f64 / len as f64,
-            format!(
-                "len slots x (size_of Entry<Record> {entry} B - 64 B record) / len; key {} B held by the user",
-                size_of::<thunderdome::Index>()
-            ),
-        )
-    }
+    let entry = size_of::<MirrorEntry>();
+    let over = entry - size_of::<Record>();
+    let len = m.len();
+    (
+        (len * over) as f64 / len as f64,
+        format!(
+            "len slots x (size_of Entry<Record> {entry} B - 64 B record) / len; key {} B held by the user",
+            size_of::<thunderdome::Index>()
+        ),
+    )
 }
 
 #[derive(Clone)]
