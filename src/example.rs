@@ -119,6 +119,7 @@
 //!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, Particle, ParticleId>; // (ParticleId, ParticleMut)
 //!     pub fn drain(&mut self) -> storage::Drain<'_, Particle, ParticleId>;  // (ParticleId, Particle)
 //!     pub fn retain(&mut self, keep: impl FnMut(ParticleId, ParticleMut<'_>) -> bool);
+//!     pub fn remove_many(&mut self, ids: impl IntoIterator<Item = ParticleId>) -> usize;
 //!     pub fn sort_by(&mut self, compare: impl FnMut(ParticleRef<'_>, ParticleRef<'_>) -> Ordering);
 //!     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(ParticleRef<'_>) -> K);
 //!

@@ -212,6 +212,27 @@ fn remove_hands_the_value_out_undropped() {
 }
 
 #[test]
+fn remove_many_drops_each_removed_value_once() {
+    balanced(|| {
+        let mut c = Counters::default();
+        let (mut a, ids) = filled(30, &mut c);
+        // Every third id, listed twice, plus one already gone.
+        drop(a.remove(ids[1]));
+        let listed = ids
+            .iter()
+            .step_by(3)
+            .chain(ids.iter().step_by(3))
+            .chain([&ids[1]]);
+        assert_eq!(a.remove_many(listed.into_iter().copied()), 10);
+        c.assert_each("after remove_many", |n| usize::from(n % 3 == 0 || n == 1));
+        assert_eq!(a.len(), 19);
+        a.check_invariants();
+        drop(a);
+        c.assert_all_once("after dropping the allocator");
+    });
+}
+
+#[test]
 fn retain_drops_each_removed_value_once() {
     balanced(|| {
         let mut c = Counters::default();

@@ -56,6 +56,7 @@ trait Subject: Clone + Debug + Sized {
     fn insert_with_id(&mut self, payload: u64) -> Self::Id;
     fn extend_with(&mut self, vs: Vec<Val>);
     fn remove(&mut self, id: Self::Id) -> Option<Val>;
+    fn remove_many(&mut self, ids: Vec<Self::Id>) -> usize;
     fn contains(&self, id: Self::Id) -> bool;
     fn dense_index(&self, id: Self::Id) -> Option<usize>;
     fn get(&self, id: Self::Id) -> Option<Val>;
@@ -120,6 +121,9 @@ macro_rules! subject {
             }
             fn remove(&mut self, id: $id) -> Option<Val> {
                 $alloc::remove(self, id).map(Val::from)
+            }
+            fn remove_many(&mut self, ids: Vec<$id>) -> usize {
+                $alloc::remove_many(self, ids)
             }
             fn contains(&self, id: $id) -> bool {
                 $alloc::contains(self, id)
@@ -427,6 +431,8 @@ enum Op {
     InsertWithId(u64),
     Extend(Vec<u64>),
     Remove(Sel),
+    /// Remove these at once (live, stale, forged and repeated ones mixed).
+    RemoveMany(Vec<Sel>),
     Get(Sel),
     GetMut(Sel, u64),
     GetDisjointMut(Sel, Sel, u64),
@@ -459,6 +465,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => payload.clone().prop_map(Op::InsertWithId),
         1 => prop::collection::vec(payload.clone(), 0..5).prop_map(Op::Extend),
         8 => sel().prop_map(Op::Remove),
+        2 => prop::collection::vec(sel(), 0..8).prop_map(Op::RemoveMany),
         4 => sel().prop_map(Op::Get),
         3 => (sel(), payload.clone()).prop_map(|(s, p)| Op::GetMut(s, p)),
         2 => (sel(), sel(), payload).prop_map(|(a, b, p)| Op::GetDisjointMut(a, b, p)),
@@ -558,6 +565,14 @@ fn apply<S: Subject>(s: &mut S, m: &mut Model, op: &Op) {
                 assert_eq!(got, want, "remove({id:?})");
             }
         }
+        Op::RemoveMany(sels) => {
+            let bits: Vec<u64> = sels.iter().map(|sel| m.resolve(sel, S::WIDTH)).collect();
+            let ids: Vec<S::Id> = bits.iter().filter_map(|&b| S::forge(b)).collect();
+            let forgeable: Vec<u64> = ids.iter().map(|&id| S::bits(id)).collect();
+            let got = s.remove_many(ids);
+            let want = m.remove_many(&forgeable);
+            assert_eq!(got, want, "remove_many({forgeable:x?})");
+        }
         Op::Get(sel) => {
             let bits = m.resolve(sel, S::WIDTH);
             assert_resolves(s, m, bits);
@@ -589,17 +604,15 @@ fn apply<S: Subject>(s: &mut S, m: &mut Model, op: &Op) {
             }
         }
         Op::Retain(md, r) => {
-            let mut got = s.retain_mod(*md, *r);
-            let mut want = m.retain(|v| {
+            let got = s.retain_mod(*md, *r);
+            let want = m.retain(|v| {
                 let keep = v.payload % *md != *r;
                 if keep {
                     v.payload += 1;
                 }
                 keep
             });
-            got.sort_unstable();
-            want.sort_unstable();
-            assert_eq!(got, want, "retain visits every row once");
+            assert_eq!(got, want, "retain visits every row once, in dense order");
         }
         Op::Clear => {
             s.clear();
@@ -783,6 +796,13 @@ fn model_every_operation_once_per_configuration() {
         Op::GetDisjointMut(Sel::Live(0), Sel::Live(3), 11),
         Op::GetDisjointMut(Sel::Live(0), Sel::Live(0), 11),
         Op::Retain(2, 0),
+        Op::RemoveMany(vec![
+            Sel::Live(0),
+            Sel::Dead(0),
+            Sel::Live(2),
+            Sel::Live(0),
+            Sel::Forged(7),
+        ]),
         Op::SortByKey,
         Op::SortByDesc,
         Op::XorColumns(5),

@@ -347,11 +347,12 @@ fn dropping_the_allocator_with_a_panicking_drop_in_any_field_and_row_drops_every
 }
 
 #[test]
-fn retain_with_a_panicking_drop_in_any_field_keeps_the_unvisited_rows_live_and_intact() {
+fn retain_with_a_panicking_drop_in_any_field_still_removes_exactly_the_rejected_rows() {
     for field in FIELDS {
         exactly_once(|| {
             let (mut a, mut model) = filled(ROWS);
             let old: Vec<RowId> = a.ids().to_vec();
+            let odd = a.iter().filter(|(_, row)| *row.n % 2 == 1).count();
             // Remove the odd values; the second one removed panics on drop.
             let mut removed = Vec::new();
             let r = caught(|| {
@@ -371,14 +372,35 @@ fn retain_with_a_panicking_drop_in_any_field_keeps_the_unvisited_rows_live_and_i
                 })
             });
             assert!(r.is_err(), "{field:?}");
-            // Exactly the rows handed to the destructor are gone, the panicking
-            // one included; the rest, visited or not, are live and intact.
-            assert_eq!(removed.len(), 2, "{field:?}: retain stops at the panic");
+            // Every row the predicate rejected is gone, the panicking one
+            // included (the pass finishes, dropping the rest); the kept rows
+            // are live and intact.
+            assert_eq!(removed.len(), odd, "{field:?}: every row is visited first");
             for id in &removed {
                 model.remove(id);
             }
             assert_model(&a, &model, &old);
-            assert_eq!(a.len(), ROWS as usize - 2);
+            assert_eq!(a.len(), ROWS as usize - odd);
+            assert_still_usable(&mut a, &mut model);
+        });
+    }
+}
+
+#[test]
+fn remove_many_with_a_panicking_drop_in_any_field_still_removes_every_listed_row() {
+    for field in FIELDS {
+        exactly_once(|| {
+            let (mut a, mut model) = filled(ROWS);
+            let old: Vec<RowId> = a.ids().to_vec();
+            let listed: Vec<RowId> = old.iter().copied().skip(1).step_by(3).collect();
+            arm_drop(serial(&a, listed[1], field));
+            let r = caught(|| a.remove_many(listed.iter().copied()));
+            assert!(r.is_err(), "{field:?}");
+            for id in &listed {
+                model.remove(id);
+            }
+            assert_model(&a, &model, &old);
+            assert_eq!(a.len(), ROWS as usize - listed.len());
             assert_still_usable(&mut a, &mut model);
         });
     }
@@ -494,7 +516,7 @@ fn clone_with_a_panicking_zero_sized_field_clone_drops_the_partial_copy() {
 // --- callbacks -------------------------------------------------------------------------
 
 #[test]
-fn retain_with_a_panicking_predicate_drops_exactly_what_it_removed() {
+fn retain_with_a_panicking_predicate_removes_nothing() {
     let panic_at = [1, ROWS as usize / 2, ROWS as usize];
     for at in panic_at {
         exactly_once(|| {
@@ -516,11 +538,15 @@ fn retain_with_a_panicking_predicate_drops_exactly_what_it_removed() {
                 })
             });
             assert!(r.is_err());
-            for &(id, s) in &removed {
-                model.remove(&id);
-                assert_eq!(drops_of(s), 1, "removed before the panic: dropped once");
+            for &(_, s) in &removed {
+                assert_eq!(drops_of(s), 0, "rejected before the panic: not removed");
             }
             assert_model(&a, &model, &old);
+            assert_eq!(
+                a.len(),
+                ROWS as usize,
+                "a panicking predicate removes nothing"
+            );
             assert_still_usable(&mut a, &mut model);
         });
     }

@@ -56,6 +56,7 @@ enum Op {
     InsertWithId(u64),
     Extend(Vec<u64>),
     Remove(Sel),
+    RemoveMany(Vec<Sel>),
     Get(Sel),
     SetKey(Sel, u64),
     SetPair(Sel, Sel, u64),
@@ -225,6 +226,12 @@ macro_rules! configuration {
                             let want = if forge(b).is_some() { m.remove(b) } else { None };
                             assert_eq!(got, want, "remove({b:#x})");
                         }
+                        Op::RemoveMany(sels) => {
+                            let ids: Vec<_> = sels.iter().filter_map(|sel| forge(m.resolve(*sel))).collect();
+                            let listed: Vec<u64> = ids.iter().map(|&id| bits(id)).collect();
+                            let got = a.remove_many(ids);
+                            assert_eq!(got, m.remove_many(&listed), "remove_many({listed:x?})");
+                        }
                         Op::Get(sel) => {
                             let b = m.resolve(*sel);
                             check_id(&mut a, &m, b);
@@ -272,21 +279,16 @@ macro_rules! configuration {
                                 }
                                 keep
                             });
-                            // Model: visit dense order, swap-remove like the allocator.
-                            let mut d = 0;
-                            let mut expect_removed = Vec::new();
-                            while d < m.dense.len() {
-                                let b = m.dense[d];
-                                let v = m.values.get_mut(&b).unwrap();
-                                if v.key % md != r {
+                            // Model: visit dense order; the kept rows keep their order.
+                            let expect_removed: Vec<u64> =
+                                m.dense.iter().copied().filter(|b| m.values[b].key % md == r).collect();
+                            m.retain(|v| {
+                                let keep = v.key % md != r;
+                                if keep {
                                     v.key = v.key.wrapping_add(1);
-                                    d += 1;
-                                } else {
-                                    m.dense.swap_remove(d);
-                                    m.release(b);
-                                    expect_removed.push(b);
                                 }
-                            }
+                                keep
+                            });
                             assert_eq!(removed, expect_removed, "retain removal order");
                         }
                         Op::SortByKey => {

@@ -55,6 +55,8 @@ use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
 
+use crate::marks::Marks;
+
 mod sealed {
     pub trait Sealed {}
     impl<T> Sealed for super::Col<T> {}
@@ -1082,6 +1084,70 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         unsafe { C::drop_range(self.ptrs, new_len, old) };
     }
 
+    /// Drops the marked rows at or after `start` and moves the others down
+    /// over them in one pass, keeping their order; rows before `start` stay
+    /// where they are.
+    ///
+    /// If a destructor panics, the pass still completes (the rows left to
+    /// drop are dropped, a second panic aborts, as for a slice), so the
+    /// buffer holds exactly the unmarked rows either way.
+    pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+        /// The pass's state; dropping it finishes the pass.
+        struct Pass<'a, C: ColumnTree> {
+            buf: &'a mut ColumnBuffer<C>,
+            marks: &'a Marks,
+            /// The next row to look at.
+            read: usize,
+            /// Where the next kept row goes.
+            write: usize,
+            /// The length before the pass.
+            end: usize,
+        }
+        impl<C: ColumnTree> Pass<'_, C> {
+            fn run(&mut self) {
+                while self.read < self.end {
+                    let row = self.read;
+                    // Advanced first: if this row's destructor panics, the
+                    // pass resumes after it.
+                    self.read += 1;
+                    if self.marks.contains(row) {
+                        // SAFETY: rows `read..end` are initialised and
+                        // counted by no one (the length is `write`); this
+                        // one is moved out once and dropped.
+                        drop(unsafe { C::read(self.buf.ptrs, row) });
+                    } else {
+                        if row != self.write {
+                            // SAFETY: `row` is initialised; `write < row` is
+                            // a row whose value was dropped or moved away.
+                            unsafe { C::copy_row(self.buf.ptrs, row, self.write) };
+                        }
+                        self.write += 1;
+                        self.buf.len = self.write;
+                    }
+                }
+            }
+        }
+        impl<C: ColumnTree> Drop for Pass<'_, C> {
+            fn drop(&mut self) {
+                self.run();
+            }
+        }
+        let end = self.len;
+        if start >= end {
+            return;
+        }
+        // Rows `start..end` belong to the pass until it counts them again.
+        self.len = start;
+        let mut pass = Pass {
+            buf: self,
+            marks,
+            read: start,
+            write: start,
+            end,
+        };
+        pass.run();
+    }
+
     /// Swaps rows `a` and `b`.
     ///
     /// # Panics
@@ -1573,6 +1639,65 @@ mod tests {
             assert_eq!(drops.get(), 10);
         }
         assert_eq!(drops.get(), 20);
+    }
+
+    #[test]
+    fn remove_marked_keeps_order_and_drops_each_marked_row_once() {
+        let drops = Rc::new(Cell::new(0));
+        let mut b = ColumnBuffer::<(Col<u32>, (Col<Counted>, Col<()>))>::new();
+        for i in 0..40 {
+            b.push((i, (Counted(drops.clone()), ())));
+        }
+        let mut marks = Marks::with_len(40);
+        for d in [3, 4, 17, 39, 38] {
+            marks.insert(d);
+        }
+        marks.insert(1); // before `start`: left alone
+        b.remove_marked(3, &marks);
+        assert_eq!(drops.get(), 5);
+        let want: Vec<u32> = (0..40)
+            .filter(|i| ![3, 4, 17, 38, 39].contains(i))
+            .collect();
+        assert_eq!(b.slices().0, &want[..]);
+        assert_eq!(b.slices().1 .1.len(), 35);
+        b.remove_marked(100, &marks); // past the end: nothing
+        assert_eq!(b.len(), 35);
+        drop(b);
+        assert_eq!(drops.get(), 40);
+    }
+
+    struct Bomb(Rc<Cell<usize>>, bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+            if self.1 {
+                panic!("bomb");
+            }
+        }
+    }
+
+    #[test]
+    fn remove_marked_finishes_when_a_destructor_panics() {
+        let drops = Rc::new(Cell::new(0));
+        let mut b = ColumnBuffer::<(Col<Bomb>, Col<u8>)>::new();
+        for i in 0..10u8 {
+            b.push((Bomb(drops.clone(), i == 2), i));
+        }
+        let mut marks = Marks::with_len(10);
+        for d in [2, 5, 9] {
+            marks.insert(d);
+        }
+        let r =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.remove_marked(0, &marks)));
+        assert!(r.is_err());
+        assert_eq!(
+            drops.get(),
+            3,
+            "the rows after the panicking one are dropped too"
+        );
+        assert_eq!(b.slices().1, &[0, 1, 3, 4, 6, 7, 8]);
+        drop(b);
+        assert_eq!(drops.get(), 10);
     }
 
     #[test]

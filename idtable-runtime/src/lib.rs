@@ -39,6 +39,7 @@ extern crate std;
 pub mod columns;
 pub mod data;
 pub mod id;
+mod marks;
 #[cfg(feature = "rayon")]
 pub mod par;
 #[cfg(feature = "serde")]

@@ -32,6 +32,7 @@ use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer, ColumnTree};
 use crate::id::Id;
+use crate::marks::Marks;
 use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
@@ -1005,16 +1006,22 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// Keeps the objects for which `keep(self, dense)` is `true` and removes
-    /// the others (swap-remove: the dense order changes). `keep` reads or
-    /// writes the row through [`row`](Self::row) / [`row_mut`](Self::row_mut);
-    /// it must not insert or remove.
+    /// the others. `keep` sees every row once, in dense order, and reads or
+    /// writes it through [`row`](Self::row) / [`row_mut`](Self::row_mut); it
+    /// must not insert or remove.
+    ///
+    /// The removal is one pass over the rows from the first removed one on:
+    /// the kept rows move down and keep their order, as with `Vec::retain`
+    /// (unlike [`remove`](Self::remove), which moves the last row into the
+    /// gap). Freed slots are queued in dense order.
     ///
     /// (The callback takes the storage rather than `T::Mut<'_>` because a
     /// closure bound over a generic associated type would demand
     /// `T: 'static`; generated allocators wrap it as `retain(|id, row| ..)`.)
     ///
-    /// If `keep` or a destructor panics, the objects removed so far stay
-    /// removed and the rest stay live.
+    /// If `keep` panics, nothing is removed (writes it made stay). If a
+    /// destructor panics, every object `keep` rejected is still removed
+    /// (and dropped; a second panic aborts) and the rest stay live.
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage};
@@ -1024,22 +1031,74 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     ///
     /// let mut s = SoaStorage::<Point, PointId>::default();
     /// let ids: Vec<_> = (0..6).map(|i| s.insert(Point { x: i as f32, y: 0.0 })).collect();
-    /// s.retain_dense(|s, dense| *s.row(dense).x >= 3.0);
-    /// assert_eq!(s.len(), 3);
+    /// s.retain_dense(|s, dense| *s.row(dense).x % 2.0 == 1.0);
+    /// assert_eq!(s.columns().x, &[1.0, 3.0, 5.0]); // in their order
     /// assert!(!s.contains(ids[0]) && s.contains(ids[5]));
+    /// assert_eq!(s.dense_index(ids[5]), Some(2));
     /// ```
     pub fn retain_dense(&mut self, mut keep: impl FnMut(&mut Self, usize) -> bool) {
+        let mut marks = Marks::with_len(self.len());
         let mut d = 0;
+        // `keep` may break its contract and shrink the storage: the loop
+        // re-reads the length, and marks past it are ignored below.
         while d < self.len() {
-            if keep(self, d) {
-                d += 1;
-            } else if let Some(&id) = self.table.ids().get(d) {
-                // The last row moves into `d` and is visited next.
-                let moved = self.table.remove(id);
-                debug_assert_eq!(moved.map(|m| m.index), Some(d));
-                drop(self.columns.swap_remove(d));
+            if !keep(self, d) {
+                marks.insert(d);
+            }
+            d += 1;
+        }
+        self.remove_marked(&marks);
+    }
+
+    /// Removes the objects of every live id in `ids` (stale, forged and
+    /// repeated ids are skipped) and returns how many were removed.
+    ///
+    /// Unlike a loop of [`remove`](Self::remove)s, it moves each row at most
+    /// once: one pass over the rows from the first removed one on, the kept
+    /// rows moving down and keeping their order. Freed slots are queued in
+    /// dense order, not in the order of `ids`. Every other id stays valid.
+    /// It allocates one bit per object for the pass.
+    ///
+    /// If a destructor panics, every listed object is still removed (and
+    /// dropped; a second panic aborts).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Point { x: f32, y: f32 }
+    ///
+    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let ids: Vec<_> = (0..5).map(|i| s.insert(Point { x: i as f32, y: 0.0 })).collect();
+    /// let stale = ids[4];
+    /// s.remove(stale);
+    /// assert_eq!(s.remove_many([ids[0], ids[2], ids[2], stale]), 2);
+    /// assert_eq!(s.columns().x, &[1.0, 3.0]);
+    /// assert_eq!(s.dense_index(ids[3]), Some(1));
+    /// ```
+    pub fn remove_many(&mut self, ids: impl IntoIterator<Item = I>) -> usize {
+        let mut marks = Marks::with_len(self.len());
+        let mut removed = 0;
+        for id in ids {
+            if let Some(d) = self.table.dense_index(id) {
+                removed += usize::from(marks.insert(d));
             }
         }
+        if removed > 0 {
+            self.remove_marked(&marks);
+        }
+        removed
+    }
+
+    /// Removes the rows at the marked dense indices from the table, then
+    /// from the columns (where destructors run, last, so a panicking one
+    /// finds the table already consistent).
+    fn remove_marked(&mut self, marks: &Marks) {
+        let Some(first) = marks.first() else {
+            return;
+        };
+        self.table.remove_marked(first, marks);
+        self.columns.remove_marked(first, marks);
     }
 
     /// Sorts the dense order (stable) by `compare(self, a, b)`, which

@@ -31,6 +31,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
+use crate::marks::Marks;
 
 mod parts;
 pub use parts::{IdTableParts, PartsError};
@@ -647,6 +648,28 @@ impl<I: Id> IdTable<I> {
             self.free
                 .push_back(I::Bits::from_u64_truncating(index as u64));
         }
+    }
+
+    /// Removes the ids at the marked dense indices at or after `start`;
+    /// the others move down over them, keeping their order (each keeps
+    /// resolving, to its new dense index). Freed slots are queued in dense
+    /// order. The caller removes the same rows of its columns.
+    pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+        let end = self.ids.len();
+        let mut write = start;
+        for read in start..end {
+            let id = self.ids[read];
+            if marks.contains(read) {
+                self.release(id);
+            } else {
+                if read != write {
+                    self.ids[write] = id;
+                    self.slots[id.index()] = Self::pack(id.generation().to_u64(), write as u64);
+                }
+                write += 1;
+            }
+        }
+        self.ids.truncate(write);
     }
 
     /// Removes every id. No id issued before becomes live again: each slot

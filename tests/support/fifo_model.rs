@@ -148,23 +148,42 @@ impl<V: Clone> FifoModel<V> {
     }
 
     /// Keeps the values for which `keep` (which may change them) returns
-    /// `true`, in dense order with swap-removal, as the allocator's `retain`
-    /// does; returns every id visited, in visiting order.
+    /// `true`, as the allocator's `retain` does: every row visited once in
+    /// dense order, the kept ones keeping their order, the freed slots
+    /// queued in dense order. Returns every id visited, in visiting order.
     pub fn retain(&mut self, mut keep: impl FnMut(&mut V) -> bool) -> Vec<u64> {
-        let mut visited = Vec::new();
-        let mut d = 0;
-        while d < self.dense.len() {
-            let bits = self.dense[d];
-            visited.push(bits);
+        let visited = self.dense.clone();
+        let mut removed = Vec::new();
+        for &bits in &visited {
             let v = self.values.get_mut(&bits).expect("a live id has a value");
-            if keep(v) {
-                d += 1;
-            } else {
-                self.dense.swap_remove(d);
-                self.release(bits);
+            if !keep(v) {
+                removed.push(bits);
             }
         }
+        self.remove_in_dense_order(&removed);
         visited
+    }
+
+    /// Removes every live id of `ids` at once, as the allocator's
+    /// `remove_many` does: the kept ones keep their order, the freed slots
+    /// are queued in dense order. Returns how many were removed.
+    pub fn remove_many(&mut self, ids: &[u64]) -> usize {
+        let live: Vec<u64> = ids
+            .iter()
+            .copied()
+            .filter(|b| self.values.contains_key(b))
+            .collect();
+        self.remove_in_dense_order(&live)
+    }
+
+    fn remove_in_dense_order(&mut self, ids: &[u64]) -> usize {
+        let gone: HashSet<u64> = ids.iter().copied().collect();
+        let (out, kept): (Vec<u64>, Vec<u64>) = self.dense.iter().partition(|b| gone.contains(b));
+        self.dense = kept;
+        for &bits in &out {
+            self.release(bits);
+        }
+        out.len()
     }
 
     /// Sorts the dense order by `key` (stable), as the allocator's

@@ -159,6 +159,17 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.remove(id)
             }
 
+            /// Removes the objects of every live id in `ids` (stale and
+            /// repeated ids are skipped) in one pass, moving each row at most
+            /// once; returns how many were removed. The kept objects keep
+            /// their order and their ids.
+            pub fn remove_many(
+                &mut self,
+                ids: impl ::core::iter::IntoIterator<Item = #id>,
+            ) -> usize {
+                self.storage.remove_many(ids)
+            }
+
             /// `true` if `id` is live.
             #[inline]
             pub fn contains(&self, id: #id) -> bool {
@@ -239,7 +250,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Keeps the objects for which `keep` returns `true` and removes
-            /// the others (the dense order changes, ids stay valid).
+            /// the others in one pass; the kept ones keep their order and
+            /// their ids. If `keep` panics, nothing is removed.
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
                 self.storage.retain_dense(|storage, dense| {
                     let id = storage.ids()[dense];
