@@ -565,7 +565,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[inline]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
         // Grow first: if growing panics, no id has been issued.
-        self.columns.reserve(1);
+        self.columns.reserve_one();
         match self.table.try_insert() {
             Ok((id, _)) => {
                 self.columns.push(into_values(value));
@@ -596,7 +596,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[track_caller]
     pub fn insert(&mut self, value: T) -> I {
         // Grow first: if growing panics, no id has been issued.
-        self.columns.reserve(1);
+        self.columns.reserve_one();
         let (id, _) = self.table.insert();
         self.columns.push(into_values(value));
         id

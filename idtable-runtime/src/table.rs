@@ -437,7 +437,8 @@ impl<I: Id> IdTable<I> {
         slot.to_u64() >> I::INDEX_BITS
     }
 
-    fn next_generation(&self, last: u64) -> u64 {
+    #[inline(always)]
+    fn next_generation_after(last: u64) -> u64 {
         if last >= I::MAX_GENERATION.to_u64() {
             1
         } else {
@@ -471,7 +472,7 @@ impl<I: Id> IdTable<I> {
         let (index, generation) = match self.next_slot() {
             NextSlot::Queued(s) => (
                 s,
-                self.next_generation(Self::slot_generation(self.slots[s])),
+                Self::next_generation_after(Self::slot_generation(self.slots[s])),
             ),
             NextSlot::Fresh => (self.slots.len(), 1),
             NextSlot::Full => return Err(TableFull::new::<I>()),
@@ -503,21 +504,22 @@ impl<I: Id> IdTable<I> {
     #[inline]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
         let dense = self.ids.len();
+        // Each arm writes its slot once, with the new id's generation and
+        // dense index.
         let (index, generation) = match self.next_slot() {
             NextSlot::Queued(s) => {
                 self.free.pop_front();
-                (
-                    s,
-                    self.next_generation(Self::slot_generation(self.slots[s])),
-                )
+                let slot = &mut self.slots[s];
+                let generation = Self::next_generation_after(Self::slot_generation(*slot));
+                *slot = Self::pack(generation, dense as u64);
+                (s, generation)
             }
             NextSlot::Fresh => {
-                self.slots.push(Self::pack(0, Self::MASK));
+                self.slots.push(Self::pack(1, dense as u64));
                 (self.slots.len() - 1, 1)
             }
             NextSlot::Full => return Err(TableFull::new::<I>()),
         };
-        self.slots[index] = Self::pack(generation, dense as u64);
         let id = Self::make_id(index, generation);
         self.ids.push(id);
         Ok((id, dense))
