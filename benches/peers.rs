@@ -7,6 +7,10 @@
 //! the timed part (`iter_batched` with `BatchSize::LargeInput`, or a container
 //! built before `b.iter` for read-only and in-place groups).
 //!
+//! Issue 12 adds `hand_soa`, a hand-written floor with idtable's layout and
+//! id scheme, to the keyed and iteration groups, and the group `extend`
+//! (building from an iterator, against 8 reserved `Vec`s).
+//!
 //! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
 //! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, then
 //! BENCHMARKS.md), or `cargo bench --manifest-path benches/Cargo.toml --bench
@@ -533,6 +537,19 @@ struct Floor {
 }
 
 impl Floor {
+    fn with_capacity(n: usize) -> Self {
+        Floor {
+            pos: Vec::with_capacity(n),
+            vel: Vec::with_capacity(n),
+            mass: Vec::with_capacity(n),
+            charge: Vec::with_capacity(n),
+            age: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            color: Vec::with_capacity(n),
+            pad: Vec::with_capacity(n),
+        }
+    }
+
     fn swap_remove(&mut self, i: usize) {
         self.pos.swap_remove(i);
         self.vel.swap_remove(i);
@@ -559,16 +576,7 @@ impl Floor {
 impl Iterable for Floor {
     const NAME: &'static str = "vec_floor";
     fn build(n: usize) -> Self {
-        let mut f = Floor {
-            pos: Vec::new(),
-            vel: Vec::new(),
-            mass: Vec::new(),
-            charge: Vec::new(),
-            age: Vec::new(),
-            flags: Vec::new(),
-            color: Vec::new(),
-            pad: Vec::new(),
-        };
+        let mut f = Floor::with_capacity(0);
         (0..n).for_each(|i| f.push(make(i)));
         f
     }
@@ -1114,6 +1122,47 @@ fn insert_reserved<C: Container>(g: &mut Group<'_>, n: usize) {
     });
 }
 
+/// `extend`: a container built from an iterator of N records (the same
+/// values, `make(0..N)`), allocation included, drop excluded: idtable by
+/// `collect()` and by `extend` into `with_capacity(N)`, the floor by pushing
+/// into 8 `Vec`s made with `with_capacity(N)`.
+fn extend(g: &mut Group<'_>, n: usize) {
+    let values = || (0..n).map(make);
+    let to_idt = |r: Record| convert!(idt::Record, r);
+    let collected: idt::RecordAllocator = values().map(to_idt).collect();
+    assert!(collected.len() == n && collected.columns().mass == Floor::build(n).mass);
+    drop(collected);
+    g.bench_function(BenchmarkId::new("idtable_collect", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| values().map(to_idt).collect::<idt::RecordAllocator>(),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_extend", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let mut a = idt::RecordAllocator::with_capacity(n);
+                a.extend(values().map(to_idt));
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("vec_floor_extend", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let mut f = Floor::with_capacity(n);
+                values().for_each(|r| f.push(r));
+                f
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn get_random<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     let (c, keys) = build_with_keys::<C>(n);
     let keys = shuffled(&keys, &o.perm);
@@ -1228,6 +1277,11 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
         if wanted("insert_reserved") {
             let mut g = group(c, "insert_reserved", n, n, q);
             for_containers!(insert_reserved, &mut g, n);
+            g.finish();
+        }
+        if wanted("extend") {
+            let mut g = group(c, "extend", n, n, q);
+            extend(&mut g, n);
             g.finish();
         }
         if wanted("get_random") {
