@@ -8,8 +8,9 @@
 //! built before `b.iter` for read-only and in-place groups).
 //!
 //! Issue 12 adds `hand_soa`, a hand-written floor with idtable's layout and
-//! id scheme, to the keyed and iteration groups, and the group `extend`
-//! (building from an iterator, against 8 reserved `Vec`s).
+//! id scheme, to the keyed and iteration groups, and the groups `extend`
+//! (building from an iterator, against 8 reserved `Vec`s) and `remove_many`
+//! (removing half the ids at once, one by one, and by `retain`).
 //!
 //! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
 //! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, then
@@ -22,6 +23,9 @@
 //!   routine once);
 //! * `IDTABLE_BENCH_GROUPS=insert,churn`: only these groups (and no memory
 //!   report), for profiling;
+//! * `RUSTFLAGS="--cfg idtable_remove_many"` (a build setting): adds
+//!   `remove_many`'s `idtable_remove_many` variant, for an idtable that has
+//!   `remove_many`;
 //! * `IDTABLE_BENCH_ONLY_INSERT=1`: only `insert`, for the run under
 //!   `GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736`
 //!   saved with `-- --save-baseline tuned`.
@@ -1202,6 +1206,96 @@ fn remove_random<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     });
 }
 
+/// The records of `remove_many`: `make(i)`, with bit 0 of `flags` set on
+/// the half that is removed (`perm[..n / 2]`) and `i` in the other bits.
+fn build_marked<C: Container>(n: usize, half: &[u32]) -> (C, Vec<C::Key>) {
+    let mut marked = vec![false; n];
+    half.iter().for_each(|&i| marked[i as usize] = true);
+    let mut c = C::new();
+    let keys = (0..n)
+        .map(|i| {
+            let flags = (i as u32) << 1 | marked[i] as u32;
+            c.insert(Record { flags, ..make(i) })
+        })
+        .collect();
+    (c, keys)
+}
+
+/// `remove_many`: removing the ids of `remove_random` (the same random half,
+/// in the same order) from the same records, in four ways. Per removed
+/// element.
+fn remove_many(g: &mut Group<'_>, n: usize, o: &Orders) {
+    let half = &o.perm[..n / 2];
+    let kept = n - half.len();
+    let (idt, keys) = build_marked::<IdtDefault>(n, half);
+    let idt = idt.0;
+    let victims = shuffled(&keys, half);
+    let (dense, dense_keys) = build_marked::<Dense>(n, half);
+    let dense_victims = shuffled(&dense_keys, half);
+    let retain = |a: &mut idt::RecordAllocator| a.retain(|_, r| *r.flags & 1 == 0);
+    // Each way leaves the same objects.
+    let gone =
+        |a: &idt::RecordAllocator| a.len() == kept && victims.iter().all(|&k| !a.contains(k));
+    #[cfg(idtable_remove_many)]
+    {
+        let mut a = idt.clone();
+        assert_eq!(a.remove_many(victims.iter().copied()), half.len());
+        assert!(gone(&a));
+    }
+    let mut a = idt.clone();
+    victims.iter().for_each(|&k| assert!(a.remove(k).is_some()));
+    assert!(gone(&a));
+    let mut a = idt.clone();
+    retain(&mut a);
+    assert!(gone(&a));
+
+    #[cfg(idtable_remove_many)]
+    g.bench_function(BenchmarkId::new("idtable_remove_many", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                black_box(a.remove_many(victims.iter().copied()));
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_remove", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                for &k in &victims {
+                    black_box(a.remove(k).is_some());
+                }
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("dense_slotmap_remove", n), |b| {
+        b.iter_batched(
+            || dense.clone(),
+            |mut d| {
+                for &k in &dense_victims {
+                    black_box(d.remove(k));
+                }
+                d
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_retain", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                retain(&mut a);
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn churn<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     let (c, keys) = build_with_keys::<C>(n);
     g.bench_function(BenchmarkId::new(C::NAME, n), |b| {
@@ -1317,6 +1411,11 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
         if wanted("remove_random") {
             let mut g = group(c, "remove_random", n / 2, n, q);
             for_containers!(remove_random, &mut g, n, &o);
+            g.finish();
+        }
+        if wanted("remove_many") {
+            let mut g = group(c, "remove_many", n / 2, n, q);
+            remove_many(&mut g, n, &o);
             g.finish();
         }
         if wanted("churn") {
