@@ -13,9 +13,10 @@
 //! (removing half the ids at once, one by one, and by `retain`).
 //!
 //! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
-//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, then
-//! BENCHMARKS.md), or `cargo bench --manifest-path benches/Cargo.toml --bench
-//! peers && python3 benches/report.py` (from the repository root).
+//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, the `load`
+//! and `parallel` benches, then BENCHMARKS.md), or `cargo bench
+//! --manifest-path benches/Cargo.toml --bench peers && python3
+//! benches/report.py` (from the repository root).
 //!
 //! Environment:
 //! * `IDTABLE_BENCH_QUICK=1`: N = 1,000 and 16,384 and short measurements, for
