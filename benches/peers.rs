@@ -24,9 +24,6 @@
 //!   routine once);
 //! * `IDTABLE_BENCH_GROUPS=insert,churn`: only these groups (and no memory
 //!   report), for profiling;
-//! * `RUSTFLAGS="--cfg idtable_remove_many"` (a build setting): adds
-//!   `remove_many`'s `idtable_remove_many` variant, for an idtable that has
-//!   `remove_many`;
 //! * `IDTABLE_BENCH_ONLY_INSERT=1`: only `insert`, for the run under
 //!   `GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736`
 //!   saved with `-- --save-baseline tuned`.
@@ -1237,12 +1234,9 @@ fn remove_many(g: &mut Group<'_>, n: usize, o: &Orders) {
     // Each way leaves the same objects.
     let gone =
         |a: &idt::RecordAllocator| a.len() == kept && victims.iter().all(|&k| !a.contains(k));
-    #[cfg(idtable_remove_many)]
-    {
-        let mut a = idt.clone();
-        assert_eq!(a.remove_many(victims.iter().copied()), half.len());
-        assert!(gone(&a));
-    }
+    let mut a = idt.clone();
+    assert_eq!(a.remove_many(victims.iter().copied()), half.len());
+    assert!(gone(&a));
     let mut a = idt.clone();
     victims.iter().for_each(|&k| assert!(a.remove(k).is_some()));
     assert!(gone(&a));
@@ -1250,7 +1244,6 @@ fn remove_many(g: &mut Group<'_>, n: usize, o: &Orders) {
     retain(&mut a);
     assert!(gone(&a));
 
-    #[cfg(idtable_remove_many)]
     g.bench_function(BenchmarkId::new("idtable_remove_many", n), |b| {
         b.iter_batched(
             || idt.clone(),
