@@ -7,10 +7,16 @@
 //! the timed part (`iter_batched` with `BatchSize::LargeInput`, or a container
 //! built before `b.iter` for read-only and in-place groups).
 //!
+//! Issue 12 adds `hand_soa`, a hand-written floor with idtable's layout and
+//! id scheme, to the keyed and iteration groups, and the groups `extend`
+//! (building from an iterator, against 8 reserved `Vec`s) and `remove_many`
+//! (removing half the ids at once, one by one, and by `retain`).
+//!
 //! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
-//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, then
-//! BENCHMARKS.md), or `cargo bench --manifest-path benches/Cargo.toml --bench
-//! peers && python3 benches/report.py` (from the repository root).
+//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, the `load`
+//! and `parallel` benches, then BENCHMARKS.md), or `cargo bench
+//! --manifest-path benches/Cargo.toml --bench peers && python3
+//! benches/report.py` (from the repository root).
 //!
 //! Environment:
 //! * `IDTABLE_BENCH_QUICK=1`: N = 1,000 and 16,384 and short measurements, for
@@ -22,10 +28,12 @@
 //!   `GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736`
 //!   saved with `-- --save-baseline tuned`.
 
-use std::collections::HashMap;
+use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
+use std::collections::{HashMap, VecDeque};
 use std::hint::black_box;
 use std::mem::{align_of, size_of, ManuallyDrop};
 use std::num::NonZeroU32;
+use std::ptr::{self, NonNull};
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
@@ -531,6 +539,19 @@ struct Floor {
 }
 
 impl Floor {
+    fn with_capacity(n: usize) -> Self {
+        Floor {
+            pos: Vec::with_capacity(n),
+            vel: Vec::with_capacity(n),
+            mass: Vec::with_capacity(n),
+            charge: Vec::with_capacity(n),
+            age: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            color: Vec::with_capacity(n),
+            pad: Vec::with_capacity(n),
+        }
+    }
+
     fn swap_remove(&mut self, i: usize) {
         self.pos.swap_remove(i);
         self.vel.swap_remove(i);
@@ -557,16 +578,7 @@ impl Floor {
 impl Iterable for Floor {
     const NAME: &'static str = "vec_floor";
     fn build(n: usize) -> Self {
-        let mut f = Floor {
-            pos: Vec::new(),
-            vel: Vec::new(),
-            mass: Vec::new(),
-            charge: Vec::new(),
-            age: Vec::new(),
-            flags: Vec::new(),
-            color: Vec::new(),
-            pad: Vec::new(),
-        };
+        let mut f = Floor::with_capacity(0);
         (0..n).for_each(|i| f.push(make(i)));
         f
     }
@@ -610,6 +622,399 @@ impl Iterable for SoaDerive {
             self.0.push(make(n + k));
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// The hand-written floor: the layout and id scheme of idtable's derived
+// allocator with its default `Id32_32`, written out for this one record.
+
+/// Bytes per row of each column, in field order.
+const HAND_SIZES: [usize; 8] = [
+    size_of::<[f32; 3]>(), // pos
+    size_of::<[f32; 3]>(), // vel
+    size_of::<f32>(),      // mass
+    size_of::<f32>(),      // charge
+    size_of::<f32>(),      // age
+    size_of::<u32>(),      // flags
+    size_of::<[u8; 4]>(),  // color
+    size_of::<[u32; 5]>(), // pad
+];
+
+/// `HAND_OFFSETS[i] * cap` is the byte offset of column `i` in an
+/// allocation for `cap` rows; `HAND_OFFSETS[8]` is the row size.
+const HAND_OFFSETS: [usize; 9] = {
+    let mut o = [0; 9];
+    let mut i = 0;
+    while i < 8 {
+        o[i + 1] = o[i] + HAND_SIZES[i];
+        i += 1;
+    }
+    o
+};
+
+/// Alignment of the allocation: the record's, the largest of its fields'.
+const HAND_ALIGN: usize = align_of::<Record>();
+
+// Every column starts at a multiple of `HAND_ALIGN` (offsets are sums of
+// sizes that are multiples of it, times the capacity), which is enough for
+// each field's alignment; and the columns add up to the record.
+const _: () = {
+    let mut i = 0;
+    while i < 8 {
+        assert!(HAND_SIZES[i] % HAND_ALIGN == 0);
+        i += 1;
+    }
+    assert!(align_of::<[f32; 3]>() <= HAND_ALIGN);
+    assert!(align_of::<[u32; 5]>() <= HAND_ALIGN);
+    assert!(align_of::<[u8; 4]>() <= HAND_ALIGN);
+    assert!(HAND_OFFSETS[8] == size_of::<Record>());
+};
+
+const LOW: u64 = 0xFFFF_FFFF;
+const VACANT: u64 = u32::MAX as u64;
+
+/// The hand-written floor: the 8 fields as 8 columns in one allocation with
+/// one length and one capacity (grown by doubling with `realloc`, columns
+/// moved up last first, as idtable does), unchecked column writes, and
+/// idtable's default id scheme: `slots[s] = generation << 32 | row` (row
+/// `u32::MAX` while vacant), `dense[row] = generation << 32 | slot` (the
+/// key), generations from 1 and incremented on reuse, a FIFO free queue
+/// reused from its first vacant slot on (min_free 0). Every field is `Copy`:
+/// rows are overwritten and freed without dropping anything.
+struct HandSoa {
+    /// Room for `cap` rows; column `i` at byte `HAND_OFFSETS[i] * cap`.
+    /// Allocated with `hand_layout(cap)` when `cap > 0`, dangling (and
+    /// aligned) when `cap == 0`. Rows `0..len` of every column are
+    /// initialised; `len <= cap <= u32::MAX`.
+    buf: NonNull<u8>,
+    len: usize,
+    cap: usize,
+    slots: Vec<u64>,
+    /// One key per row (`dense.len() == len`).
+    dense: Vec<u64>,
+    free: VecDeque<u32>,
+}
+
+fn hand_layout(cap: usize) -> Layout {
+    cap.checked_mul(HAND_OFFSETS[8])
+        .and_then(|size| Layout::from_size_align(size, HAND_ALIGN).ok())
+        .expect("capacity overflow")
+}
+
+impl HandSoa {
+    /// Row 0 of column `i` (`i <= 8`; 8 is the end of the block), as a
+    /// pointer to `T`: the field's type, or `u8` for its bytes. Reading or
+    /// writing through it is the caller's to justify.
+    #[inline(always)]
+    fn col<T>(&self, i: usize) -> *mut T {
+        // SAFETY: `HAND_OFFSETS[i] * cap <= HAND_OFFSETS[8] * cap`, the size
+        // of the allocation (0 when `cap == 0`, where the offset is 0), so
+        // the pointer stays in bounds of the block.
+        unsafe {
+            self.buf
+                .as_ptr()
+                .add(HAND_OFFSETS[i] * self.cap)
+                .cast::<T>()
+        }
+    }
+
+    /// Grows the allocation to `new_cap` rows: `alloc` the first time,
+    /// `realloc` after, then every column moved up to its new offset, last
+    /// column first.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, new_cap: usize) {
+        assert!(new_cap > self.cap && new_cap <= u32::MAX as usize);
+        let layout = hand_layout(new_cap);
+        let raw = if self.cap == 0 {
+            // SAFETY: the layout's size is `new_cap * 64 > 0`.
+            unsafe { alloc(layout) }
+        } else {
+            // SAFETY: `buf` was allocated with `hand_layout(self.cap)`, of the
+            // same alignment; the new size is not zero and fits `isize`
+            // (checked by `Layout::from_size_align` in `hand_layout`).
+            unsafe { realloc(self.buf.as_ptr(), hand_layout(self.cap), layout.size()) }
+        };
+        let Some(buf) = NonNull::new(raw) else {
+            handle_alloc_error(layout)
+        };
+        let (old, new, len) = (self.cap, new_cap, self.len);
+        for i in (1..8).rev() {
+            // SAFETY: both ranges are in the new block of `64 * new` bytes:
+            // the source `[off_i * old, + len * size_i)` holds column i's
+            // initialised rows (moved there by `realloc`), and the
+            // destination ends at `off_i * new + len * size_i <=
+            // off_{i+1} * new`. `ptr::copy` allows the two to overlap.
+            // Last column first: the destination starts at `off_i * new >=
+            // off_i * old`, past the old place of columns `0..i` (still to
+            // move), and ends before the new place of columns `i+1..` (moved).
+            unsafe {
+                ptr::copy(
+                    buf.as_ptr().add(HAND_OFFSETS[i] * old),
+                    buf.as_ptr().add(HAND_OFFSETS[i] * new),
+                    len * HAND_SIZES[i],
+                )
+            };
+        }
+        self.buf = buf;
+        self.cap = new_cap;
+    }
+
+    /// Writes `r` into row `row` of every column.
+    ///
+    /// # Safety
+    ///
+    /// `row < cap`. (What the row held, if anything, is overwritten without
+    /// being dropped: every field is `Copy`.)
+    #[inline(always)]
+    unsafe fn write_row(&mut self, row: usize, r: Record) {
+        // SAFETY: each pointer has its column's field type and is aligned
+        // for it (const assertions above), `row < cap` is in the column's
+        // room, and the columns do not overlap.
+        unsafe {
+            self.col::<[f32; 3]>(0).add(row).write(r.pos);
+            self.col::<[f32; 3]>(1).add(row).write(r.vel);
+            self.col::<f32>(2).add(row).write(r.mass);
+            self.col::<f32>(3).add(row).write(r.charge);
+            self.col::<f32>(4).add(row).write(r.age);
+            self.col::<u32>(5).add(row).write(r.flags);
+            self.col::<[u8; 4]>(6).add(row).write(r.color);
+            self.col::<[u32; 5]>(7).add(row).write(r.pad);
+        }
+    }
+
+    /// A copy of the record of `k`, if live (for `check_hand_soa`).
+    fn get(&self, k: u64) -> Option<Record> {
+        self.get_mass(k)?;
+        let row = (self.slots[(k & LOW) as usize] & LOW) as usize;
+        // SAFETY: `k` is live, so `row < len` is initialised; each pointer
+        // has its column's field type.
+        unsafe {
+            Some(Record {
+                pos: *self.col::<[f32; 3]>(0).add(row),
+                vel: *self.col::<[f32; 3]>(1).add(row),
+                mass: *self.col::<f32>(2).add(row),
+                charge: *self.col::<f32>(3).add(row),
+                age: *self.col::<f32>(4).add(row),
+                flags: *self.col::<u32>(5).add(row),
+                color: *self.col::<[u8; 4]>(6).add(row),
+                pad: *self.col::<[u32; 5]>(7).add(row),
+            })
+        }
+    }
+
+    /// The `mass` column.
+    #[inline(always)]
+    fn mass(&self) -> &[f32] {
+        // SAFETY: column 2 is the `f32` mass column; rows `0..len` are
+        // initialised; the slice borrows `self`.
+        unsafe { std::slice::from_raw_parts(self.col::<f32>(2), self.len) }
+    }
+}
+
+impl Drop for HandSoa {
+    fn drop(&mut self) {
+        if self.cap != 0 {
+            // SAFETY: allocated with this layout (invariant of `buf`); the
+            // rows are `Copy`, nothing to drop.
+            unsafe { dealloc(self.buf.as_ptr(), hand_layout(self.cap)) };
+        }
+    }
+}
+
+impl Clone for HandSoa {
+    fn clone(&self) -> Self {
+        let mut c = HandSoa::with_capacity(self.len);
+        for (i, size) in HAND_SIZES.into_iter().enumerate() {
+            // SAFETY: column i of `self` has `len` initialised rows; column i
+            // of `c` has room for `len` rows; the blocks are distinct.
+            unsafe { ptr::copy_nonoverlapping(self.col::<u8>(i), c.col::<u8>(i), self.len * size) };
+        }
+        c.len = self.len;
+        c.slots.clone_from(&self.slots);
+        c.dense.clone_from(&self.dense);
+        c.free.clone_from(&self.free);
+        c
+    }
+}
+
+impl Iterable for HandSoa {
+    const NAME: &'static str = "hand_soa";
+    fn build(n: usize) -> Self {
+        build_with_keys::<Self>(n).0
+    }
+    #[inline(always)]
+    fn sum_mass(&self) -> f32 {
+        sum4(self.mass())
+    }
+    #[inline(always)]
+    fn update(&mut self, dt: f32) {
+        // SAFETY: columns 0 and 1 are the `[f32; 3]` pos and vel columns,
+        // disjoint, with `len` initialised rows each; `&mut self` makes the
+        // mutable one unique.
+        let (pos, vel) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.col::<[f32; 3]>(0), self.len),
+                std::slice::from_raw_parts(self.col::<[f32; 3]>(1), self.len),
+            )
+        };
+        update_flat(pos, vel, dt);
+    }
+    fn churn_by_row(&mut self, _: &[u32], _: usize) {
+        unreachable!()
+    }
+}
+
+impl Container for HandSoa {
+    /// `generation << 32 | slot`.
+    type Key = u64;
+    #[inline(always)]
+    fn new() -> Self {
+        HandSoa {
+            buf: NonNull::<Record>::dangling().cast(),
+            len: 0,
+            cap: 0,
+            slots: Vec::new(),
+            dense: Vec::new(),
+            free: VecDeque::new(),
+        }
+    }
+    #[inline(always)]
+    fn with_capacity(n: usize) -> Self {
+        let mut c = Self::new();
+        if n > 0 {
+            c.grow(n);
+        }
+        c.slots.reserve(n);
+        c.dense.reserve(n);
+        c
+    }
+    #[inline(always)]
+    fn insert(&mut self, r: Record) -> u64 {
+        let row = self.len;
+        if row == self.cap {
+            self.grow((self.cap * 2).max(4));
+        }
+        // SAFETY: `row < cap` after growing.
+        unsafe { self.write_row(row, r) };
+        self.len = row + 1;
+        let key = match self.free.pop_front() {
+            Some(slot) => {
+                let s = &mut self.slots[slot as usize];
+                // Generation + 1 (wraps after 2^32 reuses of one slot, far
+                // beyond these benchmarks).
+                let key = (*s & !LOW).wrapping_add(1 << 32) | slot as u64;
+                *s = (key & !LOW) | row as u64;
+                key
+            }
+            None => {
+                let slot = self.slots.len() as u64;
+                self.slots.push(1 << 32 | row as u64);
+                1 << 32 | slot
+            }
+        };
+        self.dense.push(key);
+        key
+    }
+    #[inline(always)]
+    fn get_mass(&self, k: u64) -> Option<f32> {
+        let s = *self.slots.get((k & LOW) as usize)?;
+        let row = (s & LOW) as usize;
+        // A vacant slot's row is u32::MAX >= len.
+        if s >> 32 != k >> 32 || row >= self.len {
+            return None;
+        }
+        // SAFETY: `row < len`: initialised.
+        Some(unsafe { *self.col::<f32>(2).add(row) })
+    }
+    #[inline(always)]
+    fn remove(&mut self, k: u64) -> bool {
+        let slot = (k & LOW) as usize;
+        let Some(&s) = self.slots.get(slot) else {
+            return false;
+        };
+        let row = (s & LOW) as usize;
+        if s >> 32 != k >> 32 || row >= self.len {
+            return false;
+        }
+        let last = self.len - 1;
+        if row != last {
+            for (i, size) in HAND_SIZES.into_iter().enumerate() {
+                // SAFETY: `row < last < len`: two distinct initialised rows of
+                // column i, so the copy does not overlap; the old value of
+                // `row` is `Copy`, nothing to drop.
+                unsafe {
+                    let c = self.col::<u8>(i);
+                    ptr::copy_nonoverlapping(c.add(last * size), c.add(row * size), size);
+                }
+            }
+            let moved = self.dense[last];
+            self.slots[(moved & LOW) as usize] = (moved & !LOW) | row as u64;
+        }
+        self.dense.swap_remove(row);
+        self.len = last;
+        self.slots[slot] = (s & !LOW) | VACANT;
+        self.free.push_back(slot as u32);
+        true
+    }
+    fn memory(&self) -> (f64, String) {
+        let bytes = self.slots.len() * size_of::<u64>()
+            + self.dense.len() * size_of::<u64>()
+            + self.free.len() * size_of::<u32>();
+        (
+            bytes as f64 / self.len as f64,
+            format!(
+                "slots {} x 8 B + len {} x 8 B (dense id) + free {} x 4 B (free queue), / len",
+                self.slots.len(),
+                self.len,
+                self.free.len()
+            ),
+        )
+    }
+}
+
+/// `hand_soa` against `DenseSlotMap` (which also swap-removes, so the rows
+/// stay in the same order) on a seeded mix of inserts (through several
+/// doublings), removes, removes and lookups of stale keys (also after their
+/// slot was reused), clones and updates. Panics on any difference: a floor
+/// that is not a correct allocator would be no floor.
+fn check_hand_soa(ops: usize) {
+    let mut rng = SplitMix64(0x1D7A_B1E5_0000_0003);
+    let (mut h, mut d) = (HandSoa::new(), Dense::new());
+    let mut live: Vec<(u64, slotmap::DefaultKey)> = Vec::new();
+    let mut dead: Vec<u64> = Vec::new();
+    let same = |h: &HandSoa, d: &Dense, live: &[(u64, slotmap::DefaultKey)]| {
+        assert_eq!(h.len, d.0.len());
+        assert!(live
+            .iter()
+            .all(|&(hk, dk)| h.get(hk).as_ref() == d.0.get(dk)));
+        assert!(h.mass().iter().eq(d.0.values().map(|r| &r.mass)));
+        assert_eq!(h.sum_mass().to_bits(), d.sum_mass().to_bits());
+    };
+    for i in 0..ops {
+        match rng.below(16) {
+            0..=8 => live.push((h.insert(make(i)), d.insert(make(i)))),
+            9..=12 if !live.is_empty() => {
+                let (hk, dk) = live.swap_remove(rng.below(live.len()));
+                assert!(h.remove(hk) && d.remove(dk));
+                dead.push(hk);
+            }
+            13 if !dead.is_empty() => {
+                let hk = dead[rng.below(dead.len())];
+                assert!(h.get_mass(hk).is_none() && !h.remove(hk));
+            }
+            14 => h = h.clone(),
+            _ => {
+                h.update(DT);
+                d.update(DT);
+            }
+        }
+        if i % 997 == 0 {
+            same(&h, &d, &live);
+        }
+    }
+    same(&h, &d, &live);
+    assert_eq!(h.slots.len(), h.len + h.free.len());
 }
 
 // ---------------------------------------------------------------------------
@@ -719,6 +1124,47 @@ fn insert_reserved<C: Container>(g: &mut Group<'_>, n: usize) {
     });
 }
 
+/// `extend`: a container built from an iterator of N records (the same
+/// values, `make(0..N)`), allocation included, drop excluded: idtable by
+/// `collect()` and by `extend` into `with_capacity(N)`, the floor by pushing
+/// into 8 `Vec`s made with `with_capacity(N)`.
+fn extend(g: &mut Group<'_>, n: usize) {
+    let values = || (0..n).map(make);
+    let to_idt = |r: Record| convert!(idt::Record, r);
+    let collected: idt::RecordAllocator = values().map(to_idt).collect();
+    assert!(collected.len() == n && collected.columns().mass == Floor::build(n).mass);
+    drop(collected);
+    g.bench_function(BenchmarkId::new("idtable_collect", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| values().map(to_idt).collect::<idt::RecordAllocator>(),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_extend", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let mut a = idt::RecordAllocator::with_capacity(n);
+                a.extend(values().map(to_idt));
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("vec_floor_extend", n), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let mut f = Floor::with_capacity(n);
+                values().for_each(|r| f.push(r));
+                f
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn get_random<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     let (c, keys) = build_with_keys::<C>(n);
     let keys = shuffled(&keys, &o.perm);
@@ -758,6 +1204,92 @@ fn remove_random<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     });
 }
 
+/// The records of `remove_many`: `make(i)`, with bit 0 of `flags` set on
+/// the half that is removed (`perm[..n / 2]`) and `i` in the other bits.
+fn build_marked<C: Container>(n: usize, half: &[u32]) -> (C, Vec<C::Key>) {
+    let mut marked = vec![false; n];
+    half.iter().for_each(|&i| marked[i as usize] = true);
+    let mut c = C::new();
+    let keys = (0..n)
+        .map(|i| {
+            let flags = (i as u32) << 1 | marked[i] as u32;
+            c.insert(Record { flags, ..make(i) })
+        })
+        .collect();
+    (c, keys)
+}
+
+/// `remove_many`: removing the ids of `remove_random` (the same random half,
+/// in the same order) from the same records, in four ways. Per removed
+/// element.
+fn remove_many(g: &mut Group<'_>, n: usize, o: &Orders) {
+    let half = &o.perm[..n / 2];
+    let kept = n - half.len();
+    let (idt, keys) = build_marked::<IdtDefault>(n, half);
+    let idt = idt.0;
+    let victims = shuffled(&keys, half);
+    let (dense, dense_keys) = build_marked::<Dense>(n, half);
+    let dense_victims = shuffled(&dense_keys, half);
+    let retain = |a: &mut idt::RecordAllocator| a.retain(|_, r| *r.flags & 1 == 0);
+    // Each way leaves the same objects.
+    let gone =
+        |a: &idt::RecordAllocator| a.len() == kept && victims.iter().all(|&k| !a.contains(k));
+    let mut a = idt.clone();
+    assert_eq!(a.remove_many(victims.iter().copied()), half.len());
+    assert!(gone(&a));
+    let mut a = idt.clone();
+    victims.iter().for_each(|&k| assert!(a.remove(k).is_some()));
+    assert!(gone(&a));
+    let mut a = idt.clone();
+    retain(&mut a);
+    assert!(gone(&a));
+
+    g.bench_function(BenchmarkId::new("idtable_remove_many", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                black_box(a.remove_many(victims.iter().copied()));
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_remove", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                for &k in &victims {
+                    black_box(a.remove(k).is_some());
+                }
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("dense_slotmap_remove", n), |b| {
+        b.iter_batched(
+            || dense.clone(),
+            |mut d| {
+                for &k in &dense_victims {
+                    black_box(d.remove(k));
+                }
+                d
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable_retain", n), |b| {
+        b.iter_batched(
+            || idt.clone(),
+            |mut a| {
+                retain(&mut a);
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn churn<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     let (c, keys) = build_with_keys::<C>(n);
     g.bench_function(BenchmarkId::new(C::NAME, n), |b| {
@@ -788,6 +1320,7 @@ macro_rules! for_containers {
     ($f:ident, $g:expr $(, $arg:expr)*) => {
         $f::<IdtDefault>($g $(, $arg)*);
         $f::<Idt24>($g $(, $arg)*);
+        $f::<HandSoa>($g $(, $arg)*);
         $f::<Dense>($g $(, $arg)*);
         $f::<Slot>($g $(, $arg)*);
         $f::<Thunder>($g $(, $arg)*);
@@ -834,6 +1367,11 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
             for_containers!(insert_reserved, &mut g, n);
             g.finish();
         }
+        if wanted("extend") {
+            let mut g = group(c, "extend", n, n, q);
+            extend(&mut g, n);
+            g.finish();
+        }
         if wanted("get_random") {
             let mut g = group(c, "get_random", n, n, q);
             for_containers!(get_random, &mut g, n, &o);
@@ -850,6 +1388,7 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
             }
             one!(IdtDefault);
             one!(Idt24);
+            one!(HandSoa);
             one!(Dense);
             one!(Slot);
             one!(Thunder);
@@ -868,6 +1407,11 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
             for_containers!(remove_random, &mut g, n, &o);
             g.finish();
         }
+        if wanted("remove_many") {
+            let mut g = group(c, "remove_many", n / 2, n, q);
+            remove_many(&mut g, n, &o);
+            g.finish();
+        }
         if wanted("churn") {
             let mut g = group(c, "churn", n, n, q);
             for_containers!(churn, &mut g, n, &o);
@@ -884,6 +1428,7 @@ fn run_groups(c: &mut Criterion, s: &Settings, only_insert: bool) {
             }
             one!(IdtDefault);
             one!(Idt24);
+            one!(HandSoa);
             one!(Dense);
             one!(Slot);
             one!(Thunder);
@@ -914,6 +1459,7 @@ fn memory_report(sizes: &[usize]) {
         }
         mem!(IdtDefault);
         mem!(Idt24);
+        mem!(HandSoa);
         mem!(Dense);
         mem!(Slot);
         mem!(Thunder);
@@ -968,6 +1514,7 @@ fn main() {
     if !only_insert && !test_mode && !filtered {
         memory_report(&s.sizes);
     }
+    check_hand_soa(if test_mode { 4_000 } else { 40_000 });
     let mut c = Criterion::default().configure_from_args();
     run_groups(&mut c, &s, only_insert);
     c.final_summary();

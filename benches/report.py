@@ -3,7 +3,7 @@
 
 Usage (from the repository root):
 
-    python3 benches/report.py --run   # run both benchmark commands, then write the section
+    python3 benches/report.py --run   # run the four benchmark commands, then write the section
     python3 benches/report.py         # only rewrite the section from benches/target/criterion
 
 `--run` runs, in this order:
@@ -11,13 +11,17 @@ Usage (from the repository root):
     GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 \\
         IDTABLE_BENCH_ONLY_INSERT=1 cargo bench --manifest-path benches/Cargo.toml --bench peers -- --save-baseline tuned
     cargo bench --manifest-path benches/Cargo.toml --bench peers
+    cargo bench --manifest-path benches/Cargo.toml --features serde --bench load
+    cargo bench --manifest-path benches/Cargo.toml --features rayon --bench parallel
 
 The benchmarks are a package of their own (benches/Cargo.toml, outside the main workspace),
-so criterion writes under benches/target (or $CARGO_TARGET_DIR). The script reads
-`benches/target/criterion/<group>/<impl>/<N>/new/estimates.json` (median point
-estimate), `.../tuned/estimates.json` for the insert group under the glibc tunables, and
-`benches/target/criterion/peers-memory.json` (written by the bench), and rewrites only the region
-between `<!-- peers:begin -->` and `<!-- peers:end -->` of BENCHMARKS.md. Standard library only.
+so criterion writes under benches/target (or $CARGO_TARGET_DIR), every bench target into the
+same directory. The script reads `benches/target/criterion/<group>/<impl>/<N>/new/estimates.json`
+(median point estimate), `.../tuned/estimates.json` for the insert group under the glibc
+tunables, `benches/target/criterion/peers-memory.json` and `load-bytes.json` (written by the
+`peers` and `load` benches), and rewrites only the region between `<!-- peers:begin -->` and
+`<!-- peers:end -->` of BENCHMARKS.md. The `load` and `parallel` rows of the issue-12 targets come
+from those two benches and show "no data" until they have been run. Standard library only.
 """
 
 from __future__ import annotations
@@ -38,23 +42,70 @@ END = "<!-- peers:end -->"
 HEADING = "## Allocator vs peers"
 TUNABLES = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736"
 COMMAND = "python3 benches/report.py --run"
+_CARGO_BENCH = ["cargo", "bench", "--manifest-path", "benches/Cargo.toml"]
+# The runs of `--run` after the glibc-tuned `insert` run (which is the first command with
+# `IDTABLE_BENCH_ONLY_INSERT=1` and `-- --save-baseline tuned`).
+BENCH_COMMANDS = [
+    _CARGO_BENCH + ["--bench", "peers"],
+    _CARGO_BENCH + ["--features", "serde", "--bench", "load"],
+    _CARGO_BENCH + ["--features", "rayon", "--bench", "parallel"],
+]
 
 SIZES = [10_000, 1_000_000]
+LOAD_SIZES = [1_000, 10_000]
+PARALLEL_SIZES = [10_000, 100_000, 1_000_000]
 IDT = ["idtable", "idtable_24_8"]
-KEYED = IDT + ["dense_slotmap", "slotmap", "thunderdome", "hashmap"]
+KEYED = IDT + ["hand_soa", "dense_slotmap", "slotmap", "thunderdome", "hashmap"]
 ITER = ["vec_floor", "soa_derive"] + KEYED
 
 # group -> (implementations, reference shown in the table, elements per iteration as f(N), what is timed)
 GROUPS = {
     "insert": (KEYED, "dense_slotmap", lambda n: n, "N inserts into an empty container (per insert)"),
     "insert_reserved": (KEYED, "dense_slotmap", lambda n: n, "N inserts into a container made with `with_capacity(N)` (per insert; no target, shows the cost of growth)"),
+    "extend": (
+        ["idtable_collect", "idtable_extend", "vec_floor_extend"],
+        "vec_floor_extend",
+        lambda n: n,
+        "building a container of the N records `make(0..N)` from an iterator, allocation included: "
+        "`collect()` into `idtable` (`idtable_collect`), `extend` into `idtable`'s `with_capacity(N)` "
+        "(`idtable_extend`), pushing into 8 `Vec`s made with `with_capacity(N)` (`vec_floor_extend`) (per element)",
+    ),
     "get_random": (KEYED, "dense_slotmap", lambda n: n, "N lookups of `mass` by id in a seeded random order, summed (per lookup)"),
     "iter_one_field": (ITER, "vec_floor", lambda n: n, "sum of `mass` over all live elements (per element)"),
     "update_two_fields": (ITER, "vec_floor", lambda n: n, "`pos += vel * dt` over all live elements (per element)"),
     "remove_random": (KEYED, "dense_slotmap", lambda n: n // 2, "removing N/2 elements in a seeded random order (per removal)"),
+    "remove_many": (
+        ["idtable_remove_many", "idtable_remove", "idtable_retain", "dense_slotmap_remove"],
+        "dense_slotmap_remove",
+        lambda n: n // 2,
+        "removing the N/2 ids of `remove_random` (same records, same order) from `idtable`: with one "
+        "`remove_many(ids)` call (`idtable_remove_many`), with single `remove`s (`idtable_remove`), with "
+        "`retain` keeping the rows whose `flags` bit 0 (set on that half when building) is clear "
+        "(`idtable_retain`); `dense_slotmap_remove` is single removes from `DenseSlotMap` (per removed element)",
+    ),
     "churn": (KEYED, "dense_slotmap", lambda n: n, "N times: remove a random live element, insert a new one (per remove + insert)"),
     "iter_after_churn": (ITER, "vec_floor", lambda n: n, "`iter_one_field` on a container that went through one `churn` pass (per element)"),
 }
+
+# Groups of the `load` bench (feature `serde`), at LOAD_SIZES; same tuple shape as GROUPS.
+LOAD_GROUPS = {
+    "load": (
+        ["idtable", "plain_vecs"],
+        "plain_vecs",
+        lambda n: n,
+        "`postcard::from_bytes` of N rows of a `#[soa(serde)]` struct of 4 fields (`pos, vel: [f32; 3], "
+        "mass: f32, flags: u32`): into its allocator (`idtable`: id table and columns, checked) and into "
+        "`struct { pos, vel, mass, flags }` of `Vec`s holding the same columns (`plain_vecs`) (per row)",
+    ),
+    "save": (
+        ["idtable", "plain_vecs"],
+        "plain_vecs",
+        lambda n: n,
+        "`postcard::to_allocvec` of the same two values (per row)",
+    ),
+}
+# Groups of the `parallel` bench (feature `rayon`), at PARALLEL_SIZES; per particle.
+PARALLEL_GROUPS = ["parallel_integrate", "parallel_integrate_fresh"]
 
 # (group, reference, limit, sizes, description); ratio = idtable / reference, target met when ratio <= limit.
 TARGETS = [
@@ -73,6 +124,28 @@ TARGETS = [
 ]
 MEMORY_LIMITS = {"idtable": 16.0, "idtable_24_8": 8.0}
 
+# Issue 12: (group, measured implementations, reference, limit, strict, sizes, description);
+# ratio = measured / reference per element, target met when ratio <= limit (< limit if strict).
+TARGETS_12 = [
+    ("insert_reserved", IDT, "slotmap", 1.1, False, SIZES, "≤ 1.1× `SlotMap`"),
+    ("insert_reserved", IDT, "hand_soa", 1.1, False, SIZES, "≤ 1.1× `hand_soa`"),
+    ("insert", IDT, "dense_slotmap", 1.0, False, SIZES, "≤ 1.0× `DenseSlotMap`"),
+    ("remove_random", IDT, "dense_slotmap", 2.0, False, [10_000], "≤ 2.0× `DenseSlotMap` at 10k"),
+    ("churn", IDT, "dense_slotmap", 1.5, False, [1_000_000], "≤ 1.5× `DenseSlotMap` at 1M"),
+    ("remove_many", ["idtable_remove_many"], "idtable_remove", 0.5, False, [1_000_000],
+     "≤ 0.5× idtable's single `remove`s at 1M"),
+    ("remove_many", ["idtable_remove_many"], "dense_slotmap_remove", 1.0, True, [1_000_000],
+     "< 1.0× `DenseSlotMap`'s single removes at 1M"),
+    ("extend", ["idtable_collect", "idtable_extend"], "vec_floor_extend", 1.1, False, [10_000],
+     "≤ 1.1× raw-`Vec` floor at 10k"),
+    ("load", ["idtable"], "plain_vecs", 1.5, False, LOAD_SIZES, "≤ 1.5× plain `Vec`s (bench `load`)"),
+    *[
+        (g, ["rows_par_iter_mut"], "columns_rayon_zip", 1.05, False, PARALLEL_SIZES,
+         "≤ 1.05× `columns_rayon_zip` (bench `parallel`)")
+        for g in PARALLEL_GROUPS
+    ],
+]
+
 
 def criterion_dir() -> Path:
     target = os.environ.get("CARGO_TARGET_DIR")
@@ -88,9 +161,17 @@ def median_ns(group: str, impl: str, n: int, baseline: str = "new") -> float | N
         return None
 
 
+def elements(group: str, n: int) -> int:
+    if group in GROUPS:
+        return GROUPS[group][2](n)
+    if group in LOAD_GROUPS:
+        return LOAD_GROUPS[group][2](n)
+    return n  # PARALLEL_GROUPS: per particle
+
+
 def per_element(group: str, impl: str, n: int, baseline: str = "new") -> float | None:
     t = median_ns(group, impl, n, baseline)
-    return None if t is None else t / GROUPS[group][2](n)
+    return None if t is None else t / elements(group, n)
 
 
 def fmt_ns(x: float | None) -> str:
@@ -113,6 +194,10 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 def size_label(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}k"
+
+
+def size_list(sizes) -> str:
+    return " and ".join(size_label(n) for n in sizes)
 
 
 def machine() -> str:
@@ -144,10 +229,10 @@ def machine() -> str:
     return f"{cores} cores (`nproc`), {cpu}{mem}, {platform.system()} {platform.release()}, {rustc}"
 
 
-def measured_date(baseline: str, groups) -> str:
+def measured_date(baseline: str, groups, sizes=SIZES) -> str:
     times = []
     for g in groups:
-        for n in SIZES:
+        for n in sizes:
             for p in (criterion_dir() / g).glob(f"*/{n}/{baseline}/estimates.json"):
                 times.append(p.stat().st_mtime)
     if not times:
@@ -157,17 +242,17 @@ def measured_date(baseline: str, groups) -> str:
     return f"{lo:%Y-%m-%d %H:%M}–{hi:%H:%M} UTC"
 
 
-def group_table(group: str, baseline: str = "new") -> list[str]:
-    impls, ref, _, what = GROUPS[group]
+def group_table(group: str, baseline: str = "new", groups=GROUPS, sizes=SIZES) -> list[str]:
+    impls, ref, _, what = groups[group]
     head = "| implementation |"
     rule = "| --- |"
-    for n in SIZES:
+    for n in sizes:
         head += f" ns/elem {size_label(n)} | × `{ref}` {size_label(n)} |"
         rule += " ---: | ---: |"
     rows = [head, rule]
     for impl in impls:
         row = f"| `{impl}` |"
-        for n in SIZES:
+        for n in sizes:
             x = per_element(group, impl, n, baseline)
             r = ratio(x, per_element(group, ref, n, baseline))
             row += f" {fmt_ns(x)} | {fmt_ratio(r)} |"
@@ -197,6 +282,46 @@ def targets_table() -> tuple[list[str], list[str]]:
                     f"| `{group}` | {desc} | `{impl}` | {size_label(n)} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(r)} | {verdict} |"
                 )
     return rows, missed
+
+
+def targets_12_table() -> tuple[list[str], list[str]]:
+    rows = [
+        "| workload | target | measured | N | measured ns/elem | reference ns/elem | ratio | |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    missed = []
+    for group, impls, ref, limit, strict, sizes, desc in TARGETS_12:
+        for impl in impls:
+            for n in sizes:
+                a = per_element(group, impl, n)
+                b = per_element(group, ref, n)
+                r = ratio(a, b)
+                if r is None:
+                    verdict = "no data"
+                else:
+                    verdict = "met" if (r < limit if strict else r <= limit) else "**missed**"
+                if verdict != "met":
+                    missed.append(f"`{group}` {desc}, `{impl}`, N = {size_label(n)}: {verdict if r is None else fmt_ratio(r)}")
+                rows.append(
+                    f"| `{group}` | {desc} | `{impl}` | {size_label(n)} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(r)} | {verdict} |"
+                )
+    return rows, missed
+
+
+def load_bytes_table() -> list[str]:
+    path = criterion_dir() / "load-bytes.json"
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError):
+        return ["(no `load-bytes.json`: run the `load` bench)"]
+    rows = [
+        "| N | `idtable` bytes | per row | `plain_vecs` bytes | per row |",
+        "| ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in data["rows"]:
+        n, a, b = row["n"], row["idtable"], row["plain_vecs"]
+        rows.append(f"| {n:,} | {a:,} | {a / n:.1f} | {b:,} | {b / n:.1f} |")
+    return rows
 
 
 def memory_table() -> tuple[list[str], list[str]]:
@@ -247,23 +372,25 @@ def insert_glibc_table() -> list[str]:
 def section() -> str:
     now = dt.datetime.now(dt.timezone.utc)
     targets, missed = targets_table()
+    targets_12, missed_12 = targets_12_table()
     mem, mem_missed = memory_table()
     out = [
         BEGIN,
         "<!-- Generated by benches/report.py: edit the script, not this region. -->",
         "",
-        f"Regenerate: `{COMMAND}` (runs the two commands below, about 9 minutes on the machine below,",
+        f"Regenerate: `{COMMAND}` (runs the four commands below, roughly 15 minutes on the machine below,",
         "then rewrites this region; `python3 benches/report.py` alone rewrites it from `benches/target/criterion`).",
         "",
         "```sh",
         f"GLIBC_TUNABLES={TUNABLES} \\",
         "    IDTABLE_BENCH_ONLY_INSERT=1 cargo bench --manifest-path benches/Cargo.toml --bench peers -- --save-baseline tuned",
-        "cargo bench --manifest-path benches/Cargo.toml --bench peers",
+        *[" ".join(cmd) for cmd in BENCH_COMMANDS],
         "```",
         "",
         f"* Machine: {machine()}.",
-        f"* Measured: {measured_date('new', GROUPS)} (full run); `insert` under the glibc tunables "
-        f"{measured_date('tuned', ['insert'])}. Generated {now:%Y-%m-%d %H:%M} UTC.",
+        f"* Measured: {measured_date('new', GROUPS)} (`peers`, full run); `insert` under the glibc tunables "
+        f"{measured_date('tuned', ['insert'])}; `load` {measured_date('new', LOAD_GROUPS, LOAD_SIZES)}; "
+        f"`parallel` {measured_date('new', PARALLEL_GROUPS, PARALLEL_SIZES)}. Generated {now:%Y-%m-%d %H:%M} UTC.",
         "* The machine is shared and noisy (2 cores, other jobs running during the run). Read the",
         "  **ratios within one run** (medians, same run, same N), not the absolute times: absolute ns are",
         "  printed only so the ratios can be checked.",
@@ -273,7 +400,11 @@ def section() -> str:
         "  `dense_slotmap` / `slotmap` are slotmap 1's `DenseSlotMap` / `SlotMap` with `DefaultKey`,",
         "  `thunderdome` is thunderdome 0.6's `Arena`, `hashmap` is `std::collections::HashMap<u64, Record>`",
         "  (default SipHash, keys from a counter), `vec_floor` is one `Vec` per field with no ids (the",
-        "  physical floor), `soa_derive` is soa_derive 0.14's `RecordVec`.",
+        "  physical floor), `soa_derive` is soa_derive 0.14's `RecordVec`. `hand_soa` is a hand-written",
+        "  floor for idtable: its layout (the 8 fields as 8 columns in one allocation with one length and",
+        "  capacity, grown by doubling with `realloc`, unchecked column writes) and its `Id32_32` scheme (`u64`",
+        "  slots packing `generation << 32 | row`, `u64` dense ids `generation << 32 | slot`, generations from 1",
+        "  and incremented on reuse, a FIFO `VecDeque<u32>` free queue) for this one record, no generic code.",
         "* Every implementation sees the same data and the same splitmix64-seeded orders; sums use 4",
         "  independent accumulators; column iteration of the SoA containers goes through the same",
         "  functions (`columns().mass`, `pos.as_flattened_mut()`), so only the layout differs. Setup and",
@@ -293,8 +424,27 @@ def section() -> str:
         out += ["Missed in this run:", ""] + [f"* {m}" for m in all_missed] + [""]
     else:
         out += ["Every target is met in this run.", ""]
+    out += [
+        "### Targets (issue 12)",
+        "",
+        "Ratio = the measured implementation's median ns per element / the reference's, same run, same N.",
+        "The `load` rows come from the `load` bench, the `parallel_integrate*` rows (per particle; the",
+        "two groups are described under *Parallel integration* below) from the `parallel` bench, each",
+        "measured at its own time (dates above); every other row from `peers`.",
+        "",
+        *targets_12,
+        "",
+    ]
+    if missed_12:
+        out += ["Missed or not measured in this run (issue 12):", ""] + [f"* {m}" for m in missed_12] + [""]
+    else:
+        out += ["Every issue-12 target is met in this run.", ""]
     for group in GROUPS:
         out += [f"### `{group}`", ""] + group_table(group) + [""]
+    for group in LOAD_GROUPS:
+        out += [f"### `{group}` (bench `load`)", ""]
+        out += group_table(group, groups=LOAD_GROUPS, sizes=LOAD_SIZES) + [""]
+    out += ["Encoded sizes (postcard):", "", *load_bytes_table(), ""]
     out += [
         "### `insert` with and without the glibc tunables",
         "",
@@ -313,7 +463,8 @@ def section() -> str:
         "Bookkeeping beyond the 64-byte record (the record itself costs 64 B in every container but",
         "`HashMap`'s buckets), measured after N inserts into an empty container and, for idtable,",
         "after one churn pass. idtable's numbers come from its `id_table()` (`slot_count()`, `len()`,",
-        "`free_count()`) and the size of the layout's slot bits and id; the peers' from their documented",
+        "`free_count()`) and the size of the layout's slot bits and id; `hand_soa`'s from the lengths of",
+        "its slot, dense-id and free-queue vectors; the peers' from their documented",
         "layouts (source of slotmap 1.1 and thunderdome 0.6, mirrored with `size_of` of a type of the same",
         "shape; hashbrown's bucket count derived from `capacity()`). Keys the user holds are not counted.",
         "",
@@ -343,11 +494,9 @@ def write(md: Path) -> None:
 
 def run_benches() -> None:
     env = dict(os.environ, GLIBC_TUNABLES=TUNABLES, IDTABLE_BENCH_ONLY_INSERT="1")
-    bench = ["cargo", "bench", "--manifest-path", "benches/Cargo.toml", "--bench", "peers"]
-    cmds = [
-        (bench + ["--", "--save-baseline", "tuned"], env),
-        (bench, dict(os.environ)),
-    ]
+    peers = BENCH_COMMANDS[0]
+    cmds = [(peers + ["--", "--save-baseline", "tuned"], env)]
+    cmds += [(cmd, dict(os.environ)) for cmd in BENCH_COMMANDS]
     for cmd, e in cmds:
         print("+", " ".join(cmd), file=sys.stderr)
         subprocess.run(cmd, cwd=ROOT, env=e, check=True)
