@@ -51,6 +51,7 @@
 //! tests of this module run under Miri.
 
 use alloc::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
+use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
@@ -180,6 +181,22 @@ pub trait ColumnTree: sealed::Sealed {
 
     /// Pointers for a buffer with no allocation (capacity 0, or zero-sized).
     const DANGLING: Self::Ptrs;
+
+    /// One `Vec<T>` per column, nested like [`Values`](ColumnTree::Values):
+    /// whole columns on their way in (a loader reads a column at a time).
+    type Vecs;
+
+    /// Whether every `Vec` of `vecs` holds exactly `n` elements.
+    fn vecs_have_len(vecs: &Self::Vecs, n: usize) -> bool;
+
+    /// Moves the elements of each `Vec` into rows `0..len` of its column
+    /// (one `memcpy` per column) and frees the `Vec`s.
+    ///
+    /// # Safety
+    ///
+    /// Each column has room for its `Vec`'s length; what those rows held is
+    /// forgotten.
+    unsafe fn move_from_vecs(ptrs: Self::Ptrs, vecs: Self::Vecs);
 
     /// The end offset after laying these columns out for `cap` rows from
     /// offset `end`; `None` on overflow.
@@ -339,6 +356,24 @@ impl<T> ColumnTree for Col<T> {
 
     const DANGLING: NonNull<T> = NonNull::dangling();
 
+    type Vecs = Vec<T>;
+
+    fn vecs_have_len(vec: &Vec<T>, n: usize) -> bool {
+        vec.len() == n
+    }
+
+    #[inline]
+    unsafe fn move_from_vecs(ptrs: NonNull<T>, mut vec: Vec<T>) {
+        // SAFETY: the column has room for `vec.len()` elements (caller) and
+        // is not the `Vec`'s allocation. The elements are moved: the `Vec`'s
+        // length is set to 0 before it is dropped, so it frees its block
+        // without dropping them.
+        unsafe {
+            ptr::copy_nonoverlapping(vec.as_ptr(), ptrs.as_ptr(), vec.len());
+            vec.set_len(0);
+        }
+    }
+
     #[inline]
     fn extent(cap: usize, end: usize) -> Option<usize> {
         if size_of::<T>() == 0 {
@@ -480,6 +515,22 @@ impl<L: ColumnTree, R: ColumnTree> ColumnTree for (L, R) {
     const ALIGN: usize = max(L::ALIGN, R::ALIGN);
 
     const DANGLING: Self::Ptrs = (L::DANGLING, R::DANGLING);
+
+    type Vecs = (L::Vecs, R::Vecs);
+
+    fn vecs_have_len((left, right): &Self::Vecs, n: usize) -> bool {
+        L::vecs_have_len(left, n) && R::vecs_have_len(right, n)
+    }
+
+    #[inline]
+    unsafe fn move_from_vecs(ptrs: Self::Ptrs, vecs: Self::Vecs) {
+        // SAFETY: forwarded caller contract, per half. Nothing here can
+        // panic, so both halves are always moved.
+        unsafe {
+            L::move_from_vecs(ptrs.0, vecs.0);
+            R::move_from_vecs(ptrs.1, vecs.1);
+        }
+    }
 
     #[inline]
     fn extent(cap: usize, end: usize) -> Option<usize> {
@@ -628,6 +679,11 @@ impl ColumnTree for () {
     const ALIGN: usize = 1;
 
     const DANGLING: () = ();
+    type Vecs = ();
+    fn vecs_have_len((): &(), _n: usize) -> bool {
+        true
+    }
+    unsafe fn move_from_vecs(_ptrs: (), _vecs: ()) {}
     fn extent(_cap: usize, end: usize) -> Option<usize> {
         Some(end)
     }
@@ -776,6 +832,25 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     pub fn with_capacity(capacity: usize) -> Self {
         let mut buf = Self::new();
         buf.reserve(capacity);
+        buf
+    }
+
+    /// A buffer of `n` rows, its columns moved in whole from `vecs` (one
+    /// `memcpy` each, no row at a time).
+    ///
+    /// # Panics
+    ///
+    /// If some `Vec` does not hold exactly `n` elements.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_vecs(vecs: C::Vecs, n: usize) -> Self {
+        assert!(C::vecs_have_len(&vecs, n), "every column must hold {n} rows");
+        let mut buf = Self::with_capacity(n);
+        // SAFETY: the buffer is new, so rows `0..n` are in capacity and hold
+        // nothing; every `Vec` holds `n` elements (checked above). Moving
+        // cannot panic, so all `n` rows of every column are initialised when
+        // the length is set.
+        unsafe { C::move_from_vecs(buf.ptrs, vecs) };
+        buf.len = n;
         buf
     }
 
@@ -1630,6 +1705,33 @@ mod tests {
         fn drop(&mut self) {
             self.0.set(self.0.get() + 1);
         }
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn from_vecs_moves_whole_columns_and_drops_each_value_once() {
+        let drops = Rc::new(Cell::new(0));
+        {
+            let names: Vec<String> = (0..5).map(|i| i.to_string()).collect();
+            let counted: Vec<Counted> = (0..5).map(|_| Counted(drops.clone())).collect();
+            let b = ColumnBuffer::<(Col<String>, (Col<Counted>, Col<()>))>::from_vecs(
+                (names, (counted, Vec::from([(); 5]))),
+                5,
+            );
+            assert_eq!(b.len(), 5);
+            assert_eq!(b.slices().0[3], "3");
+            assert_eq!(drops.get(), 0, "moved, not dropped");
+        }
+        assert_eq!(drops.get(), 5);
+        let empty = ColumnBuffer::<(Col<u8>, Col<String>)>::from_vecs((Vec::new(), Vec::new()), 0);
+        assert!(empty.is_empty());
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    #[should_panic(expected = "every column must hold 2 rows")]
+    fn from_vecs_refuses_columns_of_other_lengths() {
+        let _ = ColumnBuffer::<(Col<u8>, Col<u8>)>::from_vecs((vec![1, 2], vec![1]), 2);
     }
 
     #[test]

@@ -96,9 +96,9 @@ pub trait SerdeColumns: ColumnTree {
     #[doc(hidden)]
     fn lengths(loaded: &Self::Loaded, out: &mut Vec<Option<usize>>);
 
-    /// The loaded columns as rows of values.
+    /// The loaded columns, whole (a column never read is empty).
     #[doc(hidden)]
-    fn into_rows(loaded: Self::Loaded) -> impl Iterator<Item = Self::Values>;
+    fn into_vecs(loaded: Self::Loaded) -> Self::Vecs;
 }
 
 impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
@@ -147,8 +147,8 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
         out.push(loaded.as_ref().map(Vec::len));
     }
 
-    fn into_rows(loaded: Option<Vec<T>>) -> impl Iterator<Item = T> {
-        loaded.unwrap_or_default().into_iter()
+    fn into_vecs(loaded: Option<Vec<T>>) -> Vec<T> {
+        loaded.unwrap_or_default()
     }
 }
 
@@ -191,8 +191,8 @@ impl<L: SerdeColumns, R: SerdeColumns> SerdeColumns for (L, R) {
         R::lengths(right, out);
     }
 
-    fn into_rows((left, right): Self::Loaded) -> impl Iterator<Item = Self::Values> {
-        L::into_rows(left).zip(R::into_rows(right))
+    fn into_vecs((left, right): Self::Loaded) -> Self::Vecs {
+        (L::into_vecs(left), R::into_vecs(right))
     }
 }
 
@@ -226,9 +226,7 @@ impl SerdeColumns for () {
 
     fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
 
-    fn into_rows((): ()) -> impl Iterator<Item = ()> {
-        core::iter::repeat(())
-    }
+    fn into_vecs((): ()) {}
 }
 
 /// The names the saved form gives the storage and its columns (serde's
@@ -444,11 +442,9 @@ where
             named.push((name, len.ok_or_else(|| E::missing_field(name))?));
         }
         PartsError::check_columns(&named, table.len()).map_err(E::custom)?;
-        let live = table.len();
-        let mut buffer = ColumnBuffer::<T::Tree>::with_capacity(live);
-        for row in <T::Tree as SerdeColumns>::into_rows(columns).take(live) {
-            buffer.push(row);
-        }
+        // Every column holds `table.len()` rows (checked just above).
+        let vecs = <T::Tree as SerdeColumns>::into_vecs(columns);
+        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, table.len());
         Ok(SoaStorage::from_table_and_buffer(table, buffer))
     }
 }
