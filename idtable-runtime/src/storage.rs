@@ -562,7 +562,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// assert_eq!(err.into_inner().x, 2.0);
     /// assert_eq!(tiny.len(), 1);
     /// ```
-    #[inline]
+    // Always inlined, like `remove`: the hot path is a few stores, and a
+    // call per insert (with its register saves) costs as much again.
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
         // Grow first: if growing panics, no id has been issued.
         self.columns.reserve_one();
@@ -592,7 +594,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// # Panics
     ///
     /// When no id can be issued; the message names the layout.
-    #[inline]
+    // Always inlined: see `try_insert`.
+    #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> I {
         // Grow first: if growing panics, no id has been issued.

@@ -447,6 +447,7 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Which slot the next insert takes.
+    #[inline(always)]
     fn next_slot(&self) -> NextSlot {
         let waiting = self.free.len();
         let fresh_left = self.slots.len() <= I::MAX_INDEX;
@@ -501,7 +502,7 @@ impl<I: Id> IdTable<I> {
     /// assert!(table.try_insert().is_err()); // full: the table is unchanged
     /// assert_eq!(table.ids(), &[id]);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
         let dense = self.ids.len();
         // Each arm writes its slot once, with the new id's generation and
@@ -547,7 +548,7 @@ impl<I: Id> IdTable<I> {
     /// table.insert();
     /// table.insert(); // panics: "id table full: ... Id1_31 layout ..."
     /// ```
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self) -> (I, usize) {
         match self.try_insert() {
