@@ -843,7 +843,10 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     /// If some `Vec` does not hold exactly `n` elements.
     #[cfg(feature = "serde")]
     pub(crate) fn from_vecs(vecs: C::Vecs, n: usize) -> Self {
-        assert!(C::vecs_have_len(&vecs, n), "every column must hold {n} rows");
+        assert!(
+            C::vecs_have_len(&vecs, n),
+            "every column must hold {n} rows"
+        );
         let mut buf = Self::with_capacity(n);
         // SAFETY: the buffer is new, so rows `0..n` are in capacity and hold
         // nothing; every `Vec` holds `n` elements (checked above). Moving
