@@ -268,10 +268,14 @@ impl<I: Id> IdTable<I> {
             });
         }
         let max_generation = I::MAX_GENERATION.to_u64();
-        for (slot, &generation) in parts.slots.iter().enumerate() {
-            if generation == 0 || generation > max_generation {
-                return Err(PartsError::BadGeneration { slot, generation });
-            }
+        // `generation - 1` wraps 0 past every valid value: one comparison.
+        if let Some((slot, &generation)) = parts
+            .slots
+            .iter()
+            .enumerate()
+            .find(|&(_, &g)| g.wrapping_sub(1) >= max_generation)
+        {
+            return Err(PartsError::BadGeneration { slot, generation });
         }
         let check = |list: &'static str, slot: u64| -> Result<usize, PartsError> {
             match usize::try_from(slot) {
@@ -313,10 +317,14 @@ impl<I: Id> IdTable<I> {
             }
             free.push_back(I::Bits::from_u64_truncating(s as u64));
         }
-        for (slot, &was_listed) in listed.iter().enumerate() {
-            let retired = retire && parts.slots[slot] == max_generation;
-            if !was_listed && !retired {
-                return Err(PartsError::LostSlot { slot });
+        // Each slot was listed at most once, so when the lists name as many
+        // slots as there are, every slot is listed: nothing to look for.
+        if parts.dense.len() + parts.free.len() != slot_count {
+            for (slot, &was_listed) in listed.iter().enumerate() {
+                let retired = retire && parts.slots[slot] == max_generation;
+                if !was_listed && !retired {
+                    return Err(PartsError::LostSlot { slot });
+                }
             }
         }
         Ok(IdTable {
