@@ -225,6 +225,9 @@ fn build_with_keys<C: Container>(n: usize) -> (C, Vec<C::Key>) {
 /// One churn pass (N times: remove a random live element, insert a new one);
 /// the timed body of `churn` and the setup of `iter_after_churn`.
 #[inline(always)]
+/// One churn pass. Never inlined, like the other `timed_*` loops, so
+/// `scripts/instructions.sh` can count its instructions alone.
+#[inline(never)]
 fn churn_pass<C: Container>(c: &mut C, live: &mut Vec<C::Key>, picks: &[u32], n: usize) {
     for (k, &j) in picks.iter().enumerate() {
         let id = live.swap_remove(j as usize);
@@ -1092,18 +1095,30 @@ fn configure(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, n
 
 type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
 
+/// Inserts `make(0..n)` into `c`: the timed loop of `insert` and
+/// `insert_reserved`. Never inlined (one call per `n` inserts), so
+/// `scripts/instructions.sh` can count its instructions alone.
+#[inline(never)]
+fn timed_inserts<C: Container>(mut c: C, n: usize) -> C {
+    for i in 0..n {
+        black_box(c.insert(make(i)));
+    }
+    c
+}
+
+/// Removes `victims` from `c`: the timed loop of `remove_random`; never
+/// inlined, as `timed_inserts`.
+#[inline(never)]
+fn timed_removes<C: Container>(mut c: C, victims: &[C::Key]) -> C {
+    for &k in victims {
+        black_box(c.remove(k));
+    }
+    c
+}
+
 fn insert<C: Container>(g: &mut Group<'_>, n: usize) {
     g.bench_function(BenchmarkId::new(C::NAME, n), |b| {
-        b.iter_batched(
-            C::new,
-            |mut c| {
-                for i in 0..n {
-                    black_box(c.insert(make(i)));
-                }
-                c
-            },
-            BatchSize::LargeInput,
-        )
+        b.iter_batched(C::new, |c| timed_inserts(c, n), BatchSize::LargeInput)
     });
 }
 
@@ -1113,12 +1128,7 @@ fn insert_reserved<C: Container>(g: &mut Group<'_>, n: usize) {
     g.bench_function(BenchmarkId::new(C::NAME, n), |b| {
         b.iter_batched(
             || C::with_capacity(n),
-            |mut c| {
-                for i in 0..n {
-                    black_box(c.insert(make(i)));
-                }
-                c
-            },
+            |c| timed_inserts(c, n),
             BatchSize::LargeInput,
         )
     });
@@ -1214,12 +1224,7 @@ fn remove_random<C: Container>(g: &mut Group<'_>, n: usize, o: &Orders) {
     g.bench_function(BenchmarkId::new(C::NAME, n), |b| {
         b.iter_batched(
             || c.clone(),
-            |mut c| {
-                for &k in victims {
-                    black_box(c.remove(k));
-                }
-                c
-            },
+            |c| timed_removes(c, victims),
             BatchSize::LargeInput,
         )
     });
