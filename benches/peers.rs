@@ -224,7 +224,6 @@ fn build_with_keys<C: Container>(n: usize) -> (C, Vec<C::Key>) {
 
 /// One churn pass (N times: remove a random live element, insert a new one);
 /// the timed body of `churn` and the setup of `iter_after_churn`.
-#[inline(always)]
 /// One churn pass. Never inlined, like the other `timed_*` loops, so
 /// `scripts/instructions.sh` can count its instructions alone.
 #[inline(never)]
