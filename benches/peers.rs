@@ -223,9 +223,9 @@ fn build_with_keys<C: Container>(n: usize) -> (C, Vec<C::Key>) {
 }
 
 /// One churn pass (N times: remove a random live element, insert a new one);
-/// the timed body of `churn` and the setup of `iter_after_churn`.
-/// One churn pass. Never inlined, like the other `timed_*` loops, so
-/// `scripts/instructions.sh` can count its instructions alone.
+/// the timed body of `churn` and the setup of `iter_after_churn`. Never
+/// inlined, like the `timed_*` loops, so `scripts/instructions.sh` can count
+/// its instructions alone.
 #[inline(never)]
 fn churn_pass<C: Container>(c: &mut C, live: &mut Vec<C::Key>, picks: &[u32], n: usize) {
     for (k, &j) in picks.iter().enumerate() {
