@@ -80,6 +80,14 @@ fn plain(a: &BodyAllocator) -> PlainColumns {
     }
 }
 
+/// Decodes `bytes`: the timed body of both `load` benchmarks. Never inlined
+/// (one call per load), so `scripts/instructions.sh load` can count its
+/// instructions alone.
+#[inline(never)]
+fn timed_load<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> T {
+    postcard::from_bytes(black_box(bytes)).unwrap()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let test_mode = args.iter().any(|a| a == "--test" || a == "--list");
@@ -124,14 +132,14 @@ fn main() {
                 g.bench_function(BenchmarkId::new("idtable", n), |b| {
                     b.iter_batched(
                         || (),
-                        |()| postcard::from_bytes::<BodyAllocator>(black_box(&all_bytes)).unwrap(),
+                        |()| timed_load::<BodyAllocator>(&all_bytes),
                         BatchSize::LargeInput,
                     )
                 });
                 g.bench_function(BenchmarkId::new("plain_vecs", n), |b| {
                     b.iter_batched(
                         || (),
-                        |()| postcard::from_bytes::<PlainColumns>(black_box(&cols_bytes)).unwrap(),
+                        |()| timed_load::<PlainColumns>(&cols_bytes),
                         BatchSize::LargeInput,
                     )
                 });

@@ -3,6 +3,7 @@
 # counted with callgrind: deterministic where the machine's timings are not.
 #
 # Usage: scripts/instructions.sh [GROUP...]   (default: insert_reserved insert remove_random churn)
+#        scripts/instructions.sh load          (bench `load`: instructions per loaded row)
 #
 # Each benchmark runs once in criterion's --test mode (N = 16,384) under
 # callgrind, counting only inside the bench's never-inlined timed loops
@@ -12,6 +13,27 @@
 # remove + insert pairs). Needs valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = load ]; then
+    # benches/load.rs at 10,000 rows: the allocator and the plain columns,
+    # counted inside `timed_load`.
+    bin=$(cargo bench --manifest-path benches/Cargo.toml --features serde --bench load --no-run \
+        --message-format=json 2>/dev/null |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "load" and m.get("executable"):
+        print(m["executable"])')
+    for impl in idtable plain_vecs; do
+        out=$(mktemp)
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
+            --toggle-collect='load::timed_load*' "$bin" --bench --test "^load/$impl/10000\$" 2>"$out" >/dev/null
+        total=$(grep 'Collected' "$out" | tail -1 | awk '{print $4}')
+        rm -f "$out"
+        printf 'load %-12s %8.1f Ir per row\n' "$impl" "$(python3 -c "print($total / 10000)")"
+    done
+    exit 0
+fi
 
 n=16384
 groups=("$@")
