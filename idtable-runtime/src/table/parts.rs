@@ -2,12 +2,12 @@
 //! plain data back into a table.
 
 use alloc::collections::VecDeque;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
 use super::{IdTable, OnExhausted, TableConfig};
 use crate::id::{Id, IdBits};
+use crate::marks::Marks;
 
 /// The state of an [`IdTable`] as plain numbers: what a save file holds.
 ///
@@ -288,28 +288,31 @@ impl<I: Id> IdTable<I> {
             }
         };
         // Every slot starts vacant (generation kept, reserved dense index);
-        // `dense` then occupies slots and `free` queues them, each once.
+        // `dense` then occupies slots and `free` queues them, each once. A
+        // slot is listed when it is occupied, or marked in `queued`.
         let mut slots: Vec<I::Bits> = parts
             .slots
             .iter()
             .map(|&generation| Self::pack(generation, Self::MASK))
             .collect();
-        let mut listed = vec![false; slot_count];
+        let vacant = |word: I::Bits| word.to_u64() & Self::MASK == Self::MASK;
         let mut ids = Vec::with_capacity(parts.dense.len());
         for (d, &slot) in parts.dense.iter().enumerate() {
             let s = check("dense", slot)?;
-            if core::mem::replace(&mut listed[s], true) {
+            let word = &mut slots[s];
+            if !vacant(*word) {
                 return Err(PartsError::DuplicateSlot { slot: s });
             }
-            let generation = parts.slots[s];
-            slots[s] = Self::pack(generation, d as u64);
+            let generation = Self::slot_generation(*word);
+            *word = Self::pack(generation, d as u64);
             ids.push(Self::make_id(s, generation));
         }
         let retire = config.on_exhausted == OnExhausted::Retire;
         let mut free = VecDeque::with_capacity(parts.free.len());
+        let mut queued = Marks::with_len(if parts.free.is_empty() { 0 } else { slot_count });
         for &slot in &parts.free {
             let s = check("free", slot)?;
-            if core::mem::replace(&mut listed[s], true) {
+            if !vacant(slots[s]) || !queued.insert(s) {
                 return Err(PartsError::DuplicateSlot { slot: s });
             }
             if retire && parts.slots[s] == max_generation {
@@ -320,9 +323,10 @@ impl<I: Id> IdTable<I> {
         // Each slot was listed at most once, so when the lists name as many
         // slots as there are, every slot is listed: nothing to look for.
         if parts.dense.len() + parts.free.len() != slot_count {
-            for (slot, &was_listed) in listed.iter().enumerate() {
+            for (slot, &word) in slots.iter().enumerate() {
+                let listed = !vacant(word) || queued.contains(slot);
                 let retired = retire && parts.slots[slot] == max_generation;
-                if !was_listed && !retired {
+                if !listed && !retired {
                     return Err(PartsError::LostSlot { slot });
                 }
             }
