@@ -13,70 +13,14 @@
 //! dropped exactly once by the end. A panic raised while another unwinds
 //! aborts, so every trigger fires once and disarms itself.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use idtable::{SoaAllocator, SoaMap};
 
-thread_local! {
-    /// Drop count of every probe made on this thread, by serial.
-    static LEDGER: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
-    /// The serial whose next drop panics (once).
-    static BOOM_ON_DROP: Cell<Option<usize>> = const { Cell::new(None) };
-    /// The serial whose next clone panics (once).
-    static BOOM_ON_CLONE: Cell<Option<usize>> = const { Cell::new(None) };
-}
-
-/// A value with a serial number and a drop counter in the ledger.
-#[derive(Debug)]
-pub struct Probe {
-    serial: usize,
-    value: u32,
-}
-
-impl Probe {
-    fn new(value: u32) -> Probe {
-        let serial = LEDGER.with(|l| {
-            let mut l = l.borrow_mut();
-            l.push(0);
-            l.len() - 1
-        });
-        Probe { serial, value }
-    }
-}
-
-impl Clone for Probe {
-    fn clone(&self) -> Probe {
-        if BOOM_ON_CLONE.with(Cell::get) == Some(self.serial) {
-            BOOM_ON_CLONE.with(|b| b.set(None));
-            panic!("clone of probe {} panics", self.serial);
-        }
-        Probe::new(self.value)
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        LEDGER.with(|l| l.borrow_mut()[self.serial] += 1);
-        if BOOM_ON_DROP.with(Cell::get) == Some(self.serial) {
-            BOOM_ON_DROP.with(|b| b.set(None));
-            panic!("drop of probe {} panics", self.serial);
-        }
-    }
-}
-
-fn drops_of(serial: usize) -> u32 {
-    LEDGER.with(|l| l.borrow()[serial])
-}
-
-fn arm_drop(serial: usize) {
-    BOOM_ON_DROP.with(|b| b.set(Some(serial)));
-}
-
-fn arm_clone(serial: usize) {
-    BOOM_ON_CLONE.with(|b| b.set(Some(serial)));
-}
+mod support;
+use support::probe::{arm_clone, arm_drop, drops_of, Probe, BOOM_ON_CLONE, BOOM_ON_DROP, LEDGER};
 
 /// Runs `body` on a fresh ledger; after it every trigger has fired and
 /// every probe made was dropped exactly once.
