@@ -58,6 +58,11 @@
 
 mod sparse;
 
+#[cfg(feature = "rayon")]
+mod par;
+#[cfg(feature = "serde")]
+mod saved;
+
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::FusedIterator;
