@@ -112,6 +112,50 @@ mod saved {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: if cfg!(miri) { 4 } else { 256 },
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Any bytes: an error, or a map that passes its checks and saves
+        /// back to a map of the same entries.
+        #[test]
+        fn hostile_postcard_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+            if let Ok(map) = postcard::from_bytes::<SoaMap<UnitId, Burning>>(&bytes) {
+                map.check_invariants();
+                let again: SoaMap<UnitId, Burning> =
+                    postcard::from_bytes(&postcard::to_allocvec(&map).unwrap()).unwrap();
+                proptest::prop_assert_eq!(rows(&again), rows(&map));
+            }
+        }
+
+        /// Keys of any bits with columns of any lengths: an error exactly when
+        /// a key repeats a slot index, a generation is 0 or a length differs.
+        #[test]
+        fn hostile_json_keys_are_refused_exactly_when_invalid(
+            keys in proptest::collection::vec(proptest::prop_oneof![0u32..40, (1u32 << 24)..(1u32 << 24) + 40, proptest::num::u32::ANY], 0..8),
+            extra in 0usize..2,
+        ) {
+            let n = keys.len();
+            let value = json!({
+                "keys": keys,
+                "columns": { "dps": vec![1.0; n], "name": vec!["x"; n + extra] },
+            });
+            let slots: std::collections::HashSet<u32> = keys.iter().map(|k| k & 0xff_ffff).collect();
+            let valid = extra == 0 && slots.len() == n && keys.iter().all(|k| k >> 24 != 0);
+            match serde_json::from_value::<SoaMap<UnitId, Burning>>(value) {
+                Ok(map) => {
+                    proptest::prop_assert!(valid);
+                    map.check_invariants();
+                    proptest::prop_assert_eq!(map.len(), n);
+                }
+                Err(_) => proptest::prop_assert!(!valid),
+            }
+        }
+    }
+
     /// A struct whose crate did not opt in: its fields are never read or
     /// built by serde through a map.
     #[derive(SoaAllocator)]
