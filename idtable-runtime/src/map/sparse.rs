@@ -12,11 +12,13 @@
 //!
 //! Memory: an entry is a `u32`, and entries come in pages of [`PAGE_LEN`]
 //! slot indices, allocated when a key of that page is first stored, so the
-//! index costs 4 bytes per slot index of a touched page. Pages are reached
-//! through a directory of `DIR_LEN` page pointers per `DIR_SPAN` slot
-//! indices (grown only as far as the highest page used in it) below 2³²,
-//! and through an ordered map above, so a few keys with high indices cost a
-//! few pages, never an array as long as the highest index.
+//! index costs 4 bytes per slot index of a touched page. Pages of slot
+//! indices below 2²⁴ are reached through one flat array of page pointers
+//! (at most 128 KiB, grown only as far as the highest page used); from 2²⁴
+//! to 2³² through directories of `DIR_LEN` page pointers, each grown only as
+//! far as its highest page used; above, through an ordered map. A few keys
+//! with high indices cost a few pages, never an array as long as the
+//! highest index.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -28,7 +30,9 @@ use crate::marks::Marks;
 /// Slot indices per page (a page is 4 KiB of `u32` entries).
 pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
 const PAGE_BITS: u32 = 10;
-/// Page pointers per directory.
+/// Pages reached through the flat `near` directory: slot indices below 2²⁴.
+const NEAR_PAGES: usize = 1 << (24 - PAGE_BITS);
+/// Page pointers per directory (for slot indices from 2²⁴ to 2³²).
 const DIR_BITS: u32 = 12;
 const DIR_LEN: usize = 1 << DIR_BITS;
 /// The entry of a slot index no key holds.
@@ -46,8 +50,12 @@ fn vacant_page() -> Box<Page> {
 /// The paged map from slot index to dense position.
 #[derive(Clone, Default)]
 struct SparseIndex {
+    /// `near[i >> PAGE_BITS]` is the page of slot index `i < 2²⁴`: one
+    /// pointer per page, grown as far as the highest page used. Lookups
+    /// below 2²⁴ (every table of fewer than 16 million slots) go only here.
+    near: Vec<Option<Box<Page>>>,
     /// `dirs[i >> (PAGE_BITS + DIR_BITS)][(i >> PAGE_BITS) % DIR_LEN]` is the
-    /// page of slot index `i < 2³²`.
+    /// page of slot index `2²⁴ <= i < 2³²`.
     dirs: Vec<Vec<Option<Box<Page>>>>,
     /// The pages of slot indices `>= 2³²`, by page number (only layouts with
     /// more than 32 index bits reach them).
@@ -57,6 +65,7 @@ struct SparseIndex {
 impl SparseIndex {
     const fn new() -> Self {
         SparseIndex {
+            near: Vec::new(),
             dirs: Vec::new(),
             high: BTreeMap::new(),
         }
@@ -65,6 +74,17 @@ impl SparseIndex {
     /// The page holding slot index `index`, if allocated.
     #[inline(always)]
     fn page(&self, index: usize) -> Option<&Page> {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            self.near.get(number)?.as_deref()
+        } else {
+            self.far_page(index)
+        }
+    }
+
+    /// [`page`](Self::page) for slot indices `>= 2²⁴`.
+    #[inline(never)]
+    fn far_page(&self, index: usize) -> Option<&Page> {
         match u32::try_from(index) {
             Ok(i) => {
                 let dir = self.dirs.get((i >> (PAGE_BITS + DIR_BITS)) as usize)?;
@@ -75,7 +95,15 @@ impl SparseIndex {
     }
 
     /// The page holding slot index `index`, allocated if needed.
+    #[inline(never)]
     fn page_mut(&mut self, index: usize) -> &mut Page {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            if number >= self.near.len() {
+                self.near.resize_with(number + 1, || None);
+            }
+            return self.near[number].get_or_insert_with(vacant_page);
+        }
         match u32::try_from(index) {
             Ok(i) => {
                 let d = (i >> (PAGE_BITS + DIR_BITS)) as usize;
@@ -103,47 +131,40 @@ impl SparseIndex {
         (entry != VACANT).then_some(entry as usize)
     }
 
+    /// Writes the entry of `index`, allocating its page if needed.
+    #[inline(always)]
+    fn write(&mut self, index: usize, entry: u32) {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            if let Some(Some(page)) = self.near.get_mut(number) {
+                page[index % PAGE_LEN] = entry;
+                return;
+            }
+        }
+        self.page_mut(index)[index % PAGE_LEN] = entry;
+    }
+
     /// Stores dense position `dense` (below [`MAX_LEN`]) for `index`.
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, index: usize, dense: usize) {
         debug_assert!(dense < MAX_LEN);
-        self.page_mut(index)[index % PAGE_LEN] = dense as u32;
+        self.write(index, dense as u32);
     }
 
     /// Marks `index` vacant; its page exists (it holds a key).
-    #[inline]
+    #[inline(always)]
     fn unset(&mut self, index: usize) {
-        self.page_mut(index)[index % PAGE_LEN] = VACANT;
+        self.write(index, VACANT);
     }
 
-    /// Number of allocated pages.
-    fn pages(&self) -> usize {
-        let low: usize = self
-            .dirs
+    /// Every allocated page with its first slot index, in slot order.
+    fn pages(&self) -> impl Iterator<Item = (usize, &Page)> + '_ {
+        let near = self
+            .near
             .iter()
-            .map(|dir| dir.iter().flatten().count())
-            .sum();
-        low + self.high.len()
-    }
-
-    /// Bytes the index holds on the heap: pages, directories and the map's
-    /// entries (its nodes counted by their payload).
-    fn heap_bytes(&self) -> usize {
-        use core::mem::size_of;
-        let pages = self.pages() * size_of::<Page>();
-        let dirs = self.dirs.capacity() * size_of::<Vec<Option<Box<Page>>>>()
-            + self
-                .dirs
-                .iter()
-                .map(|dir| dir.capacity() * size_of::<Option<Box<Page>>>())
-                .sum::<usize>();
-        let high = self.high.len() * (size_of::<usize>() + size_of::<Box<Page>>());
-        pages + dirs + high
-    }
-
-    /// Every `(slot index, dense position)` stored, in slot order.
-    fn entries(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let low = self.dirs.iter().enumerate().flat_map(|(d, dir)| {
+            .enumerate()
+            .filter_map(|(number, page)| Some((number << PAGE_BITS, page.as_deref()?)));
+        let dirs = self.dirs.iter().enumerate().flat_map(|(d, dir)| {
             dir.iter().enumerate().filter_map(move |(p, page)| {
                 let first = (d << (PAGE_BITS + DIR_BITS)) | (p << PAGE_BITS);
                 page.as_deref().map(|page| (first, page))
@@ -153,7 +174,28 @@ impl SparseIndex {
             .high
             .iter()
             .map(|(&number, page)| (number << PAGE_BITS, &**page));
-        low.chain(high).flat_map(|(first, page)| {
+        near.chain(dirs).chain(high)
+    }
+
+    /// Bytes the index holds on the heap: pages, directories and the map's
+    /// entries (its nodes counted by their payload).
+    fn heap_bytes(&self) -> usize {
+        use core::mem::size_of;
+        let pages = self.pages().count() * size_of::<Page>();
+        let near = self.near.capacity() * size_of::<Option<Box<Page>>>();
+        let dirs = self.dirs.capacity() * size_of::<Vec<Option<Box<Page>>>>()
+            + self
+                .dirs
+                .iter()
+                .map(|dir| dir.capacity() * size_of::<Option<Box<Page>>>())
+                .sum::<usize>();
+        let high = self.high.len() * (size_of::<usize>() + size_of::<Box<Page>>());
+        pages + near + dirs + high
+    }
+
+    /// Every `(slot index, dense position)` stored, in slot order.
+    fn entries(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.pages().flat_map(|(first, page)| {
             page.iter()
                 .enumerate()
                 .filter(|(_, &e)| e != VACANT)
@@ -458,7 +500,7 @@ mod tests {
             s.push(key(i, 1));
         }
         let pages = n.div_ceil(PAGE_LEN);
-        assert_eq!(s.index.pages(), pages);
+        assert_eq!(s.index.pages().count(), pages);
         assert!(s.index_bytes() <= 4 * pages * PAGE_LEN + DIR_LEN * 8 + 64);
         assert!(s.index_bytes() <= 4 * n + 8 * 1024);
     }
@@ -471,7 +513,7 @@ mod tests {
             s.push(key(index, 1));
             assert_eq!(s.find(key(index, 1)), Some(i));
         }
-        assert_eq!(s.index.pages(), 3);
+        assert_eq!(s.index.pages().count(), 3);
         // Three pages and the directories on the way: tens of KiB, where an
         // array up to the highest index would take 16 GiB.
         assert!(s.index_bytes() < 128 * 1024, "{} bytes", s.index_bytes());
@@ -489,6 +531,26 @@ mod tests {
         wide.swap_remove(0);
         assert_eq!(wide.find(Id64::<48>::new(7, 1).unwrap()), Some(0));
         wide.check_invariants();
+    }
+
+    #[test]
+    fn keys_on_both_sides_of_the_near_limit_resolve() {
+        let mut s = SparseSet::<Id32_32>::new();
+        let edge = NEAR_PAGES * PAGE_LEN;
+        for (d, index) in [edge - 1, edge, edge + PAGE_LEN, 0].into_iter().enumerate() {
+            assert_eq!(s.push(key(index, 2)), d);
+        }
+        for index in [edge - 1, edge, edge + PAGE_LEN, 0] {
+            assert!(s.find(key(index, 2)).is_some());
+            assert_eq!(s.find(key(index, 1)), None);
+        }
+        assert_eq!(s.find(key(edge + 1, 2)), None);
+        s.check_invariants();
+        assert_eq!(s.swap_remove(0), key(edge - 1, 2));
+        assert_eq!(s.find(key(0, 2)), Some(0));
+        s.check_invariants();
+        // The flat directory (full), a short far directory and four pages.
+        assert!(s.index_bytes() <= 128 * 1024 + 4 * 4096 + 512);
     }
 
     #[test]
