@@ -312,6 +312,11 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// assert_eq!(burning.keys(), &[new]);
     /// assert_eq!(*burning.get(new).unwrap().dps, 3.0);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the map already holds `u32::MAX - 1` entries (before anything
+    /// changes).
     #[inline]
     pub fn insert(&mut self, key: K, value: T) -> Option<T> {
         self.try_insert(key, value).unwrap_or_default()
