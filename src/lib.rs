@@ -362,6 +362,67 @@
 //! assert_eq!(*blue.get(r).unwrap().name, "blue flagship"); // the wrong fleet answers
 //! ```
 //!
+//! # Components keyed by another table's ids: `SoaMap`
+//!
+//! Some data belongs to only a few objects of a table: a unit may be
+//! burning, poisoned or selected. A field of type `Option<Burning>` costs
+//! every unit its room; a second allocator plus a `HashMap` back to the unit
+//! costs a hash per lookup. A [`SoaMap<UnitId, Burning>`](SoaMap) stores the
+//! `Burning` rows of the units that burn, keyed by their `UnitId`s: any
+//! derived struct is a component, with no attribute. Its rows are dense
+//! columns like an allocator's ([`columns`](SoaMap::columns) parallel to
+//! [`keys`](SoaMap::keys), swap-remove packed), reached through a paged
+//! sparse index from the key's slot index (4 bytes per slot index, in pages,
+//! so a few high indices cost a few pages).
+//!
+//! ```
+//! use idtable::{SoaAllocator, SoaMap};
+//!
+//! #[derive(SoaAllocator)]
+//! pub struct Unit { pub hp: i32 }
+//! #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+//! pub struct Burning { pub dps: i32, pub frames: u32 }
+//!
+//! let mut units = UnitAllocator::new();
+//! let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+//! let orc = units.insert(Unit { hp: 10 });
+//! let elf = units.insert(Unit { hp: 10 });
+//! burning.insert(orc, Burning { dps: 3, frames: 2 });
+//!
+//! // A joined loop: the map's dense columns, the units looked up by key.
+//! for _frame in 0..2 {
+//!     let (keys, fire) = burning.keys_and_columns_mut();
+//!     for ((unit, dps), frames) in keys.iter().zip(fire.dps.iter()).zip(fire.frames.iter_mut()) {
+//!         *units.get_mut(*unit).unwrap().hp -= dps;
+//!         *frames -= 1;
+//!     }
+//!     burning.retain(|_, fire| *fire.frames > 0);
+//! }
+//! assert_eq!((*units.get(orc).unwrap().hp, *units.get(elf).unwrap().hp), (4, 10));
+//! assert!(burning.is_empty());
+//!
+//! // A unit dies with a component left behind; its slot is reused.
+//! burning.insert(elf, Burning { dps: 1, frames: 9 });
+//! units.remove(elf);
+//! let imp = units.insert(Unit { hp: 3 });
+//! assert_eq!(imp.index(), elf.index());
+//! assert!(burning.get(imp).is_none()); // the imp is not burning
+//! burning.retain(|unit, _| units.contains(unit)); // sweep what the dead left
+//! assert!(burning.is_empty());
+//! ```
+//!
+//! An entry is found only by the exact key it was inserted with. Inserting
+//! with a newer key of the same slot (the slot's next object) replaces a
+//! stale entry and returns `None`; inserting with an older key inserts
+//! nothing: [`insert`](SoaMap::insert) drops the value, as slotmap's
+//! `SecondaryMap` does, and [`try_insert`](SoaMap::try_insert) gives it
+//! back. The map has the allocators' methods under std's names (`get`,
+//! `get_mut`, `get_disjoint_mut`, `remove`, `contains_key`, `iter`,
+//! `iter_mut`, `drain`, `retain`, `sort_by`, `Extend`, `FromIterator`),
+//! `serde` for components that opted in with `#[soa(serde)]`, and
+//! `par_iter` / `par_iter_mut` with `rayon`. `examples/status_effects.rs`
+//! runs a few hundred frames of burning and poisoned units.
+//!
 //! # Per-entity data: the `DataComponent`
 //!
 //! Some data does not fit a fixed struct: a character sheet with a name,
@@ -560,7 +621,9 @@
 //!   share overlapping sets of components and code is organised as systems
 //!   over queries. idtable is one table of one struct, with no runtime type
 //!   lookups: a building block to keep a large number of one kind of object
-//!   (particles, bullets, units) and loop over its fields.
+//!   (particles, bullets, units) and loop over its fields; a [`SoaMap`]
+//!   adds one component type keyed by a table's ids (an ECS's sparse set),
+//!   joined by hand, with no queries.
 //! * **idtable** fits one kind of object in large numbers, hot loops over a
 //!   few of its fields, and stable handles to single objects, with
 //!   `no_std` + `alloc` support.
@@ -583,14 +646,15 @@
 //! # Crates and features
 //!
 //! Everything here is re-exported from `idtable-runtime` (ids, [`IdTable`],
-//! [`columns`], [`SoaStorage`], [`data`]) and `idtable-derive`.
+//! [`columns`], [`SoaStorage`], [`SoaMap`], [`data`]) and `idtable-derive`.
 //!
 //! * `std` (default): links `std`. Without it (`default-features = false`)
 //!   idtable and all generated code are `#![no_std]` and need only `alloc`.
 //! * `serde`: `Serialize`/`Deserialize` for ids, [`IdTable`],
-//!   [`DataComponent`](data::DataComponent), and allocators of structs
-//!   marked `#[soa(serde)]`. Works without `std`.
-//! * `rayon`: parallel iterators on every derived allocator (implies `std`).
+//!   [`DataComponent`](data::DataComponent), and allocators and
+//!   [`SoaMap`]s of structs marked `#[soa(serde)]`. Works without `std`.
+//! * `rayon`: parallel iterators on every derived allocator and every
+//!   [`SoaMap`] (implies `std`).
 
 #![no_std]
 #![forbid(unsafe_code)]

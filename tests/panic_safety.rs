@@ -23,75 +23,22 @@
 //! A panic raised while another unwinds aborts the process, so every trigger
 //! here is one-shot: it disarms itself as it fires.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use idtable::SoaAllocator;
 
+mod support;
+use support::probe::{arm_clone, arm_drop, drops_of, Probe, BOOM_ON_CLONE, BOOM_ON_DROP, LEDGER};
+
 // --- probes: values that count their drops, and can panic once ------------------
 
 thread_local! {
-    /// Drop count of every probe made on this thread, by serial.
-    static LEDGER: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
-    /// The serial whose next drop panics (once).
-    static BOOM_ON_DROP: Cell<Option<usize>> = const { Cell::new(None) };
-    /// The serial whose next clone panics (once).
-    static BOOM_ON_CLONE: Cell<Option<usize>> = const { Cell::new(None) };
     /// Zero-sized ghosts made and dropped on this thread.
     static GHOSTS: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
     /// The ghost clone (counted from 1) that panics, once.
     static GHOST_CLONE_BOOM: Cell<Option<usize>> = const { Cell::new(None) };
-}
-
-/// A value with a serial number and a drop counter in the ledger.
-#[derive(Debug)]
-struct Probe {
-    serial: usize,
-    value: u32,
-}
-
-impl Probe {
-    fn new(value: u32) -> Probe {
-        let serial = LEDGER.with(|l| {
-            let mut l = l.borrow_mut();
-            l.push(0);
-            l.len() - 1
-        });
-        Probe { serial, value }
-    }
-}
-
-impl Clone for Probe {
-    fn clone(&self) -> Probe {
-        if BOOM_ON_CLONE.with(|b| b.get()) == Some(self.serial) {
-            BOOM_ON_CLONE.with(|b| b.set(None));
-            panic!("clone of probe {} panics", self.serial);
-        }
-        Probe::new(self.value)
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        LEDGER.with(|l| l.borrow_mut()[self.serial] += 1);
-        if BOOM_ON_DROP.with(|b| b.get()) == Some(self.serial) {
-            BOOM_ON_DROP.with(|b| b.set(None));
-            panic!("drop of probe {} panics", self.serial);
-        }
-    }
-}
-
-fn drops_of(serial: usize) -> u32 {
-    LEDGER.with(|l| l.borrow()[serial])
-}
-
-fn arm_drop(serial: usize) {
-    BOOM_ON_DROP.with(|b| b.set(Some(serial)));
-}
-
-fn arm_clone(serial: usize) {
-    BOOM_ON_CLONE.with(|b| b.set(Some(serial)));
 }
 
 /// Every armed trigger has fired (so the panic came from where we meant).

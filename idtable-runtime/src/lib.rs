@@ -7,6 +7,8 @@
 //! * [`columns`]: every column of an allocator in one allocation;
 //! * [`storage`]: [`SoaStorage`], table and columns kept in step, which
 //!   every derived allocator wraps;
+//! * [`map`]: [`SoaMap`], the rows of a derived struct keyed by another
+//!   table's ids (components), through a paged sparse index;
 //! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer;
 //! * `par` (feature `rayon`): parallel iterators over [`SoaStorage`].
 //!
@@ -39,7 +41,9 @@ extern crate std;
 pub mod columns;
 pub mod data;
 pub mod id;
+pub mod map;
 mod marks;
+mod order;
 #[cfg(feature = "rayon")]
 pub mod par;
 #[cfg(feature = "serde")]
@@ -52,6 +56,7 @@ pub mod table;
 pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
+pub use map::SoaMap;
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
     IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,

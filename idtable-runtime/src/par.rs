@@ -205,7 +205,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 /// assert_eq!(shots.par_iter().len(), 100);
 /// ```
 pub struct ParIter<'a, T: Record + 'a, I: Id> {
-    iter: storage::Iter<'a, T, I>,
+    pub(crate) iter: storage::Iter<'a, T, I>,
 }
 
 impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
@@ -239,7 +239,7 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
 /// assert_eq!(shots.columns().damage, (0..100).collect::<Vec<u32>>());
 /// ```
 pub struct ParIterMut<'a, T: Record + 'a, I: Id> {
-    iter: storage::IterMut<'a, T, I>,
+    pub(crate) iter: storage::IterMut<'a, T, I>,
 }
 
 /// Serial iterators that split in two at an index, ids and rows alike.

@@ -1126,29 +1126,10 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     pub fn sort_dense_by(&mut self, mut compare: impl FnMut(&Self, usize, usize) -> Ordering) {
         let mut order: Vec<usize> = (0..self.len()).collect();
         order.sort_by(|&a, &b| compare(self, a, b));
-        self.apply_order(&order);
-    }
-
-    /// Moves the row at `order[k]` to dense index `k`, for every `k`.
-    fn apply_order(&mut self, order: &[usize]) {
-        let mut placed = alloc::vec![false; order.len()];
-        for start in 0..order.len() {
-            if placed[start] {
-                continue;
-            }
-            placed[start] = true;
-            let mut at = start;
-            loop {
-                let from = order[at];
-                if from == start {
-                    break;
-                }
-                self.table.swap_dense(at, from);
-                self.columns.swap(at, from);
-                placed[from] = true;
-                at = from;
-            }
-        }
+        crate::order::apply_order(&order, |a, b| {
+            self.table.swap_dense(a, b);
+            self.columns.swap(a, b);
+        });
     }
 
     /// Checks the table's invariants and that the columns have one row per

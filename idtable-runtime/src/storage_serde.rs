@@ -261,7 +261,7 @@ impl SavedNames {
 
 const OUTER_FIELDS: &[&str] = &["table", "columns"];
 
-fn not_opted_in<T>() -> &'static str {
+pub(crate) fn not_opted_in<T>() -> &'static str {
     let _ = PhantomData::<T>;
     "this struct is not #[soa(serde)]: its fields are saved and loaded only if it opts in"
 }
@@ -400,10 +400,10 @@ where
 }
 
 /// The columns as a struct of one sequence per field.
-struct SavedColumns<'a, T: Record + 'a> {
-    slices: <T::Tree as ColumnTree>::Slices<'a>,
-    fields: &'static [&'static str],
-    name: &'static str,
+pub(crate) struct SavedColumns<'a, T: Record + 'a> {
+    pub(crate) slices: <T::Tree as ColumnTree>::Slices<'a>,
+    pub(crate) fields: &'static [&'static str],
+    pub(crate) name: &'static str,
 }
 
 impl<'a, T: Record + 'a> Serialize for SavedColumns<'a, T>
@@ -494,14 +494,14 @@ where
 }
 
 /// Reads the struct of columns into [`SerdeColumns::Loaded`].
-struct ColumnsSeed<T> {
+pub(crate) struct ColumnsSeed<T> {
     fields: &'static [&'static str],
     name: &'static str,
     _record: PhantomData<fn() -> T>,
 }
 
 impl<T> ColumnsSeed<T> {
-    fn new(fields: &'static [&'static str], name: &'static str) -> Self {
+    pub(crate) fn new(fields: &'static [&'static str], name: &'static str) -> Self {
         ColumnsSeed {
             fields,
             name,
@@ -552,7 +552,7 @@ where
 }
 
 /// A field name as the format gives it (borrowed or owned).
-struct FieldName(alloc::string::String);
+pub(crate) struct FieldName(pub(crate) alloc::string::String);
 
 impl<'de> de::Deserialize<'de> for FieldName {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -23,3 +23,4 @@ impl Rng {
 }
 
 pub mod fifo_model;
+pub mod probe;

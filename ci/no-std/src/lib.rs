@@ -7,7 +7,7 @@ extern crate alloc;
 
 use alloc::vec::Vec;
 use idtable::data::{DataComponent, Key};
-use idtable::{IdTable, Id24_8, SoaAllocator};
+use idtable::{Id24_8, IdTable, SoaAllocator, SoaMap};
 
 /// A derived allocator in a `no_std` crate.
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
@@ -22,10 +22,37 @@ pub struct Body {
     pub sheet: DataComponent,
 }
 
+/// A component of some bodies, kept in a `SoaMap`.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", soa(serde))]
+pub struct Thrust {
+    /// Acceleration.
+    pub acc: [f32; 2],
+    /// Seconds left.
+    pub left: f32,
+}
+
+/// Accelerates the bodies that have thrust; drops spent thrusters.
+pub fn thrust(bodies: &mut BodyAllocator, thrusters: &mut SoaMap<BodyId, Thrust>, dt: f32) {
+    for (id, t) in thrusters.iter_mut() {
+        if let Some(body) = bodies.get_mut(id) {
+            body.vel[0] += t.acc[0] * dt;
+            body.vel[1] += t.acc[1] * dt;
+        }
+        *t.left -= dt;
+    }
+    thrusters.retain(|id, t| *t.left > 0.0 && bodies.contains(id));
+}
+
 /// Steps every body and returns the number of live bodies.
 pub fn step(bodies: &mut BodyAllocator, dt: f32) -> usize {
     let cols = bodies.columns_mut();
-    for (p, v) in cols.pos.as_flattened_mut().iter_mut().zip(cols.vel.as_flattened()) {
+    for (p, v) in cols
+        .pos
+        .as_flattened_mut()
+        .iter_mut()
+        .zip(cols.vel.as_flattened())
+    {
         *p += v * dt;
     }
     bodies.retain(|_, body| body.pos[1] > -100.0);
@@ -48,6 +75,15 @@ pub fn exercise() -> Option<usize> {
         })
         .collect();
     bodies.remove(ids[1])?;
+    let mut thrusters = SoaMap::new();
+    thrusters.insert(
+        ids[0],
+        Thrust {
+            acc: [0.0, 2.0],
+            left: 1.0,
+        },
+    );
+    thrust(&mut bodies, &mut thrusters, 0.5);
     let mut table = IdTable::<Id24_8>::new();
     let (id, _) = table.insert();
     let saved = DataComponent::from_bytes(bodies.get(ids[0])?.sheet.as_bytes()).ok()?;

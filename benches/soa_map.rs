@@ -1,0 +1,457 @@
+//! `SoaMap<K, T>` against the maps users key by another table's ids:
+//! slotmap's `SecondaryMap` and `SparseSecondaryMap`, and `HashMap`.
+//!
+//! The keying table has N entities (N = 10,000 and 1,000,000); a component
+//! of two `f32` fields (`Burning { dps, left }`) is held by all of them or
+//! by a random 10%. Every map sees the same holders in the same seeded
+//! random orders. Groups:
+//!
+//! * `map_insert`: insert the component of every holder into an empty map;
+//! * `map_remove`: remove every holder's component from a full map;
+//! * `map_get`: look up every holder's component (random order), summing
+//!   one field;
+//! * `map_iter_one_column`: sum one field over the whole map, against a raw
+//!   `Vec<f32>` of the holders' values (the floor);
+//! * `map_add_remove`: add the component to each of 10k of 10k entities,
+//!   then remove it from each (the add/remove workload of the ECS
+//!   benchmarks).
+//!
+//! Setup and drop stay outside the timed part (`iter_batched`). Entity keys
+//! come from a slotmap `SlotMap` for the slotmap maps and from a derived
+//! idtable allocator for `SoaMap` and `HashMap` (SipHash, std's default).
+//!
+//! Run: `cargo bench --manifest-path benches/Cargo.toml --bench soa_map`;
+//! `-- --test` runs every routine once at small sizes. It also prints the
+//! sparse index's bytes per entity of the keying table.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
+use idtable::{SoaAllocator, SoaMap};
+use slotmap::{DefaultKey, SecondaryMap, SlotMap, SparseSecondaryMap};
+
+/// The keying table's objects.
+#[derive(SoaAllocator)]
+pub struct Entity {
+    pub alive: bool,
+}
+
+/// The component, as idtable stores it (two columns).
+#[derive(SoaAllocator, Clone, Copy, Debug, PartialEq)]
+pub struct Burning {
+    pub dps: f32,
+    pub left: f32,
+}
+
+/// The component as the other maps store it (one struct per value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BurningRow {
+    pub dps: f32,
+    pub left: f32,
+}
+
+fn row(i: usize) -> (f32, f32) {
+    (i as f32 * 0.5, (i % 97) as f32)
+}
+
+/// A seeded random permutation of `0..n` (Fisher–Yates over splitmix64).
+fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = ((next() >> 32) * (i as u64 + 1)) >> 32;
+        p.swap(i, j as usize);
+    }
+    p
+}
+
+/// One map under test, with the keys of its own entity table.
+trait Map: Clone {
+    const NAME: &'static str;
+    type Key: Copy;
+    fn new() -> Self;
+    fn insert(&mut self, key: Self::Key, value: (f32, f32));
+    fn remove(&mut self, key: Self::Key) -> bool;
+    fn get_dps(&self, key: Self::Key) -> f32;
+    fn sum_left(&self) -> f32;
+}
+
+impl Map for SoaMap<EntityId, Burning> {
+    const NAME: &'static str = "soa_map";
+    type Key = EntityId;
+    fn new() -> Self {
+        SoaMap::new()
+    }
+    #[inline]
+    fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
+        SoaMap::insert(self, key, Burning { dps, left });
+    }
+    #[inline]
+    fn remove(&mut self, key: EntityId) -> bool {
+        SoaMap::remove(self, key).is_some()
+    }
+    #[inline]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        self.get(key).map_or(0.0, |b| *b.dps)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4_slice(self.columns().left)
+    }
+}
+
+impl Map for SecondaryMap<DefaultKey, BurningRow> {
+    const NAME: &'static str = "secondary_map";
+    type Key = DefaultKey;
+    fn new() -> Self {
+        SecondaryMap::new()
+    }
+    #[inline]
+    fn insert(&mut self, key: DefaultKey, (dps, left): (f32, f32)) {
+        SecondaryMap::insert(self, key, BurningRow { dps, left });
+    }
+    #[inline]
+    fn remove(&mut self, key: DefaultKey) -> bool {
+        SecondaryMap::remove(self, key).is_some()
+    }
+    #[inline]
+    fn get_dps(&self, key: DefaultKey) -> f32 {
+        self.get(key).map_or(0.0, |b| b.dps)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4(self.values().map(|b| b.left))
+    }
+}
+
+impl Map for SparseSecondaryMap<DefaultKey, BurningRow> {
+    const NAME: &'static str = "sparse_secondary_map";
+    type Key = DefaultKey;
+    fn new() -> Self {
+        SparseSecondaryMap::new()
+    }
+    #[inline]
+    fn insert(&mut self, key: DefaultKey, (dps, left): (f32, f32)) {
+        SparseSecondaryMap::insert(self, key, BurningRow { dps, left });
+    }
+    #[inline]
+    fn remove(&mut self, key: DefaultKey) -> bool {
+        SparseSecondaryMap::remove(self, key).is_some()
+    }
+    #[inline]
+    fn get_dps(&self, key: DefaultKey) -> f32 {
+        self.get(key).map_or(0.0, |b| b.dps)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4(self.values().map(|b| b.left))
+    }
+}
+
+impl Map for HashMap<EntityId, BurningRow> {
+    const NAME: &'static str = "hashmap";
+    type Key = EntityId;
+    fn new() -> Self {
+        HashMap::new()
+    }
+    #[inline]
+    fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
+        HashMap::insert(self, key, BurningRow { dps, left });
+    }
+    #[inline]
+    fn remove(&mut self, key: EntityId) -> bool {
+        HashMap::remove(self, &key).is_some()
+    }
+    #[inline]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        self.get(&key).map_or(0.0, |b| b.dps)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4(self.values().map(|b| b.left))
+    }
+}
+
+/// A sum with four independent accumulators (as the peers benchmark sums).
+#[inline]
+fn sum4(values: impl Iterator<Item = f32>) -> f32 {
+    let mut acc = [0.0f32; 4];
+    for (i, v) in values.enumerate() {
+        acc[i % 4] += v;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// The four-way sum over a slice, chunked so it vectorises: `SoaMap`'s
+/// column and the raw `Vec` floor go through this same function.
+fn sum4_slice(values: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 4];
+    let chunks = values.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..4 {
+            acc[k] += c[k];
+        }
+    }
+    for (k, v) in rest.iter().enumerate() {
+        acc[k] += v;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// The inputs of one size and share: each map's holder keys, in the order
+/// they are inserted (random) and looked up or removed (another random
+/// order).
+struct Case<K> {
+    insert_order: Vec<K>,
+    access_order: Vec<K>,
+}
+
+fn case<K: Copy>(keys: &[K], share: Share, n: usize) -> Case<K> {
+    let holders: Vec<K> = match share {
+        Share::All => keys.to_vec(),
+        Share::Tenth => permutation(n, 0x50a_0001 ^ n as u64)[..n / 10]
+            .iter()
+            .map(|&i| keys[i])
+            .collect(),
+    };
+    let h = holders.len();
+    let insert_order = permutation(h, 0x50a_0002 ^ n as u64)
+        .iter()
+        .map(|&i| holders[i])
+        .collect();
+    let access_order = permutation(h, 0x50a_0003 ^ n as u64)
+        .iter()
+        .map(|&i| holders[i])
+        .collect();
+    Case {
+        insert_order,
+        access_order,
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Share {
+    All,
+    Tenth,
+}
+
+impl Share {
+    fn label(self) -> &'static str {
+        match self {
+            Share::All => "all",
+            Share::Tenth => "tenth",
+        }
+    }
+}
+
+fn filled<M: Map>(c: &Case<M::Key>) -> M {
+    let mut m = M::new();
+    for (i, &k) in c.insert_order.iter().enumerate() {
+        m.insert(k, row(i));
+    }
+    m
+}
+
+type Group<'a> = BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+fn configure(group: &mut Group<'_>, n: usize, test_mode: bool) {
+    if test_mode {
+        group.sample_size(10);
+    } else if n >= 100_000 {
+        group
+            .sample_size(10)
+            .sampling_mode(SamplingMode::Flat)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_millis(2000));
+    } else {
+        group
+            .sample_size(20)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_millis(1000));
+    }
+}
+
+fn id(m: &str, n: usize, share: Share) -> BenchmarkId {
+    BenchmarkId::new(m, format!("{n}/{}", share.label()))
+}
+
+fn bench_insert<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
+    g.bench_function(id(M::NAME, n, share), |b| {
+        b.iter_batched(
+            M::new,
+            |mut m| {
+                for (i, &k) in c.insert_order.iter().enumerate() {
+                    m.insert(k, row(i));
+                }
+                m
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn bench_remove<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
+    let full = filled::<M>(c);
+    g.bench_function(id(M::NAME, n, share), |b| {
+        b.iter_batched(
+            || full.clone(),
+            |mut m| {
+                let mut removed = 0usize;
+                for &k in &c.access_order {
+                    removed += usize::from(m.remove(k));
+                }
+                assert_eq!(removed, c.access_order.len());
+                m
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn bench_get<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
+    let m = filled::<M>(c);
+    g.bench_function(id(M::NAME, n, share), |b| {
+        b.iter(|| sum4(c.access_order.iter().map(|&k| m.get_dps(black_box(k)))))
+    });
+}
+
+fn bench_iter<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
+    let m = filled::<M>(c);
+    g.bench_function(id(M::NAME, n, share), |b| {
+        b.iter(|| black_box(&m).sum_left())
+    });
+}
+
+fn bench_add_remove<M: Map>(g: &mut Group<'_>, keys: &[M::Key], n: usize) {
+    g.bench_function(id(M::NAME, n, Share::All), |b| {
+        b.iter_batched(
+            M::new,
+            |mut m| {
+                for (i, &k) in keys.iter().enumerate() {
+                    m.insert(k, row(i));
+                }
+                for &k in keys {
+                    m.remove(k);
+                }
+                m
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+/// Every map answers the same: the benchmark compares equal work.
+fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
+    for share in [Share::All, Share::Tenth] {
+        let (ci, cs) = (case(idt, share, n), case(slot, share, n));
+        let soa = filled::<SoaMap<EntityId, Burning>>(&ci);
+        let sec = filled::<SecondaryMap<DefaultKey, BurningRow>>(&cs);
+        let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
+        let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
+        let want = sum4_slice(
+            &ci.insert_order
+                .iter()
+                .enumerate()
+                .map(|(i, _)| row(i).1)
+                .collect::<Vec<_>>(),
+        );
+        for (name, got) in [
+            ("soa_map", soa.sum_left()),
+            ("secondary_map", sec.sum_left()),
+            ("sparse_secondary_map", sparse.sum_left()),
+            ("hashmap", hash.sum_left()),
+        ] {
+            // Summation order differs (dense, slot or hash order): compare
+            // loosely; the row values are small integers and halves.
+            assert!(
+                (got - want).abs() <= want.abs() * 1e-4 + 1.0,
+                "{name}: {got} vs {want}"
+            );
+        }
+        for (a, b) in ci.access_order.iter().zip(&cs.access_order).take(1000) {
+            assert_eq!(soa.get_dps(*a), sec.get_dps(*b));
+            assert_eq!(soa.get_dps(*a), hash.get_dps(*a));
+            assert_eq!(sparse.get_dps(*b), sec.get_dps(*b));
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let test_mode = args.iter().any(|a| a == "--test" || a == "--list");
+    let sizes: &[usize] = if test_mode {
+        &[1_000, 16_384]
+    } else {
+        &[10_000, 1_000_000]
+    };
+    let mut c = Criterion::default().configure_from_args();
+
+    for &n in sizes {
+        let mut entities = EntityAllocator::new();
+        let idt: Vec<EntityId> = (0..n)
+            .map(|_| entities.insert(Entity { alive: true }))
+            .collect();
+        let mut slots = SlotMap::<DefaultKey, ()>::new();
+        let slot: Vec<DefaultKey> = (0..n).map(|_| slots.insert(())).collect();
+        check_same(n, &idt, &slot);
+
+        // The sparse index's cost, per entity of the keying table.
+        let all = filled::<SoaMap<EntityId, Burning>>(&case(&idt, Share::All, n));
+        let tenth = filled::<SoaMap<EntityId, Burning>>(&case(&idt, Share::Tenth, n));
+        println!(
+            "memory/soa_map/{n}: sparse index {:.3} B per entity with all holding the component, \
+             {:.3} B per entity ({:.3} B per entry) with 10%; keys {} B and columns {} B per entry",
+            all.index_bytes() as f64 / n as f64,
+            tenth.index_bytes() as f64 / n as f64,
+            tenth.index_bytes() as f64 / tenth.len() as f64,
+            std::mem::size_of::<EntityId>(),
+            std::mem::size_of::<Burning>(),
+        );
+
+        for share in [Share::All, Share::Tenth] {
+            let (ci, cs) = (case(&idt, share, n), case(&slot, share, n));
+            let holders = ci.insert_order.len() as u64;
+            macro_rules! group {
+                ($name:literal, $bench:ident) => {{
+                    let mut g = c.benchmark_group($name);
+                    configure(&mut g, n, test_mode);
+                    g.throughput(Throughput::Elements(holders));
+                    $bench::<SoaMap<EntityId, Burning>>(&mut g, &ci, n, share);
+                    $bench::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
+                    $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
+                    $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
+                    g
+                }};
+            }
+            group!("map_insert", bench_insert).finish();
+            group!("map_remove", bench_remove).finish();
+            group!("map_get", bench_get).finish();
+            let mut g = group!("map_iter_one_column", bench_iter);
+            let floor: Vec<f32> = (0..ci.insert_order.len()).map(|i| row(i).1).collect();
+            g.bench_function(id("vec_floor", n, share), |b| {
+                b.iter(|| sum4_slice(black_box(&floor)))
+            });
+            g.finish();
+        }
+
+        // Add then remove on every entity: 10k of 10k (the small size in
+        // test mode).
+        if n == sizes[0] {
+            let mut g = c.benchmark_group("map_add_remove");
+            configure(&mut g, n, test_mode);
+            g.throughput(Throughput::Elements(n as u64));
+            bench_add_remove::<SoaMap<EntityId, Burning>>(&mut g, &idt, n);
+            bench_add_remove::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
+            bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
+            bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);
+            g.finish();
+        }
+    }
+    c.final_summary();
+}

@@ -1,0 +1,576 @@
+//! The sparse-set engine behind [`SoaMap`](super::SoaMap): a paged index
+//! from a key's slot index to a dense position, and the dense array of keys.
+//!
+//! Invariants, for a [`SparseSet`] with keys `keys`:
+//!
+//! * for every `d < keys.len()`, the index maps `keys[d].index()` to `d`;
+//! * the index maps no other slot index (every other entry is vacant), so
+//!   no two keys share a slot index;
+//! * `keys.len() <= MAX_LEN`, so every dense position fits an entry.
+//!
+//! [`SparseSet::check_invariants`] checks them.
+//!
+//! Memory: an entry is a `u32`, and entries come in pages of [`PAGE_LEN`]
+//! slot indices, allocated when a key of that page is first stored, so the
+//! index costs 4 bytes per slot index of a touched page. Pages of slot
+//! indices below 2²⁴ are reached through one flat array of page pointers
+//! (at most 128 KiB, grown only as far as the highest page used); from 2²⁴
+//! to 2³² through directories of `DIR_LEN` page pointers, each grown only as
+//! far as its highest page used; above, through an ordered map. A few keys
+//! with high indices cost a few pages, never an array as long as the
+//! highest index.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::id::{Id, IdBits};
+use crate::marks::Marks;
+
+/// Slot indices per page (a page is 4 KiB of `u32` entries).
+pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
+const PAGE_BITS: u32 = 10;
+/// Pages reached through the flat `near` directory: slot indices below 2²⁴.
+const NEAR_PAGES: usize = 1 << (24 - PAGE_BITS);
+/// Page pointers per directory (for slot indices from 2²⁴ to 2³²).
+const DIR_BITS: u32 = 12;
+const DIR_LEN: usize = 1 << DIR_BITS;
+/// The entry of a slot index no key holds.
+const VACANT: u32 = u32::MAX;
+/// The most keys a set holds: every dense position is an entry, and
+/// [`VACANT`] is not one.
+pub(crate) const MAX_LEN: usize = VACANT as usize;
+
+type Page = [u32; PAGE_LEN];
+
+fn vacant_page() -> Box<Page> {
+    Box::new([VACANT; PAGE_LEN])
+}
+
+/// The paged map from slot index to dense position.
+#[derive(Clone, Default)]
+struct SparseIndex {
+    /// `near[i >> PAGE_BITS]` is the page of slot index `i < 2²⁴`: one
+    /// pointer per page, grown as far as the highest page used. Lookups
+    /// below 2²⁴ (every table of fewer than 16 million slots) go only here.
+    near: Vec<Option<Box<Page>>>,
+    /// `dirs[i >> (PAGE_BITS + DIR_BITS)][(i >> PAGE_BITS) % DIR_LEN]` is the
+    /// page of slot index `2²⁴ <= i < 2³²`.
+    dirs: Vec<Vec<Option<Box<Page>>>>,
+    /// The pages of slot indices `>= 2³²`, by page number (only layouts with
+    /// more than 32 index bits reach them).
+    high: BTreeMap<usize, Box<Page>>,
+}
+
+impl SparseIndex {
+    const fn new() -> Self {
+        SparseIndex {
+            near: Vec::new(),
+            dirs: Vec::new(),
+            high: BTreeMap::new(),
+        }
+    }
+
+    /// The page holding slot index `index`, if allocated.
+    #[inline(always)]
+    fn page(&self, index: usize) -> Option<&Page> {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            self.near.get(number)?.as_deref()
+        } else {
+            self.far_page(index)
+        }
+    }
+
+    /// [`page`](Self::page) for slot indices `>= 2²⁴`.
+    #[inline(never)]
+    fn far_page(&self, index: usize) -> Option<&Page> {
+        match u32::try_from(index) {
+            Ok(i) => {
+                let dir = self.dirs.get((i >> (PAGE_BITS + DIR_BITS)) as usize)?;
+                dir.get(((i >> PAGE_BITS) as usize) % DIR_LEN)?.as_deref()
+            }
+            Err(_) => self.high.get(&(index >> PAGE_BITS)).map(|p| &**p),
+        }
+    }
+
+    /// The page holding slot index `index`, allocated if needed.
+    #[inline(never)]
+    fn page_mut(&mut self, index: usize) -> &mut Page {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            if number >= self.near.len() {
+                self.near.resize_with(number + 1, || None);
+            }
+            return self.near[number].get_or_insert_with(vacant_page);
+        }
+        match u32::try_from(index) {
+            Ok(i) => {
+                let d = (i >> (PAGE_BITS + DIR_BITS)) as usize;
+                if d >= self.dirs.len() {
+                    self.dirs.resize_with(d + 1, Vec::new);
+                }
+                let dir = &mut self.dirs[d];
+                let p = ((i >> PAGE_BITS) as usize) % DIR_LEN;
+                if p >= dir.len() {
+                    dir.resize_with(p + 1, || None);
+                }
+                dir[p].get_or_insert_with(vacant_page)
+            }
+            Err(_) => self
+                .high
+                .entry(index >> PAGE_BITS)
+                .or_insert_with(vacant_page),
+        }
+    }
+
+    /// The dense position stored for slot index `index`.
+    #[inline(always)]
+    fn get(&self, index: usize) -> Option<usize> {
+        let entry = self.page(index)?[index % PAGE_LEN];
+        (entry != VACANT).then_some(entry as usize)
+    }
+
+    /// Writes the entry of `index`, allocating its page if needed.
+    #[inline(always)]
+    fn write(&mut self, index: usize, entry: u32) {
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            if let Some(Some(page)) = self.near.get_mut(number) {
+                page[index % PAGE_LEN] = entry;
+                return;
+            }
+        }
+        self.page_mut(index)[index % PAGE_LEN] = entry;
+    }
+
+    /// Stores dense position `dense` (below [`MAX_LEN`]) for `index`.
+    #[inline(always)]
+    fn set(&mut self, index: usize, dense: usize) {
+        debug_assert!(dense < MAX_LEN);
+        self.write(index, dense as u32);
+    }
+
+    /// Marks `index` vacant; its page exists (it holds a key).
+    #[inline(always)]
+    fn unset(&mut self, index: usize) {
+        self.write(index, VACANT);
+    }
+
+    /// Every allocated page with its first slot index, in slot order.
+    fn pages(&self) -> impl Iterator<Item = (usize, &Page)> + '_ {
+        let near = self
+            .near
+            .iter()
+            .enumerate()
+            .filter_map(|(number, page)| Some((number << PAGE_BITS, page.as_deref()?)));
+        let dirs = self.dirs.iter().enumerate().flat_map(|(d, dir)| {
+            dir.iter().enumerate().filter_map(move |(p, page)| {
+                let first = (d << (PAGE_BITS + DIR_BITS)) | (p << PAGE_BITS);
+                page.as_deref().map(|page| (first, page))
+            })
+        });
+        let high = self
+            .high
+            .iter()
+            .map(|(&number, page)| (number << PAGE_BITS, &**page));
+        near.chain(dirs).chain(high)
+    }
+
+    /// Bytes the index holds on the heap: pages, directories and the map's
+    /// entries (its nodes counted by their payload).
+    fn heap_bytes(&self) -> usize {
+        use core::mem::size_of;
+        let pages = self.pages().count() * size_of::<Page>();
+        let near = self.near.capacity() * size_of::<Option<Box<Page>>>();
+        let dirs = self.dirs.capacity() * size_of::<Vec<Option<Box<Page>>>>()
+            + self
+                .dirs
+                .iter()
+                .map(|dir| dir.capacity() * size_of::<Option<Box<Page>>>())
+                .sum::<usize>();
+        let high = self.high.len() * (size_of::<usize>() + size_of::<Box<Page>>());
+        pages + near + dirs + high
+    }
+
+    /// Every `(slot index, dense position)` stored, in slot order.
+    fn entries(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.pages().flat_map(|(first, page)| {
+            page.iter()
+                .enumerate()
+                .filter(|(_, &e)| e != VACANT)
+                .map(move |(o, &e)| (first + o, e as usize))
+        })
+    }
+}
+
+/// Where a key stands against the key stored at its slot index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// No key at its slot index.
+    Vacant,
+    /// This exact key, at this dense position.
+    Same(usize),
+    /// An older key of the same slot index (a stale entry), at this position.
+    Stale(usize),
+    /// A newer key of the same slot index: this key is stale itself.
+    Newer(usize),
+}
+
+/// The dense keys of a sparse set and the paged index that finds them.
+///
+/// A key is found only by itself: the index maps its slot index to a dense
+/// position, and the key stored there must be equal.
+#[derive(Clone)]
+pub(crate) struct SparseSet<K> {
+    index: SparseIndex,
+    keys: Vec<K>,
+}
+
+impl<K: Id> SparseSet<K> {
+    pub(crate) const fn new() -> Self {
+        SparseSet {
+            index: SparseIndex::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// The keys in dense order.
+    #[inline(always)]
+    pub(crate) fn keys(&self) -> &[K] {
+        &self.keys
+    }
+
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.keys.capacity()
+    }
+
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.keys.reserve(additional);
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.keys.shrink_to_fit();
+    }
+
+    /// Bytes of the sparse index (not the keys).
+    pub(crate) fn index_bytes(&self) -> usize {
+        self.index.heap_bytes()
+    }
+
+    /// The dense position of exactly `key`.
+    #[inline(always)]
+    pub(crate) fn find(&self, key: K) -> Option<usize> {
+        let d = self.index.get(key.index())?;
+        (*self.keys.get(d)? == key).then_some(d)
+    }
+
+    /// How `key` relates to what is stored at its slot index.
+    #[inline]
+    pub(crate) fn slot(&self, key: K) -> Slot {
+        let Some(d) = self.index.get(key.index()) else {
+            return Slot::Vacant;
+        };
+        let stored = self.keys[d];
+        let (have, want) = (stored.generation().to_u64(), key.generation().to_u64());
+        if stored == key {
+            Slot::Same(d)
+        } else if want > have {
+            Slot::Stale(d)
+        } else {
+            // Same slot index, another key: the generations differ.
+            Slot::Newer(d)
+        }
+    }
+
+    /// Appends `key`, whose slot index holds no key; returns its position.
+    ///
+    /// # Panics
+    ///
+    /// If the set already holds [`MAX_LEN`] keys.
+    #[inline]
+    pub(crate) fn push(&mut self, key: K) -> usize {
+        let d = self.keys.len();
+        if d >= MAX_LEN {
+            too_many();
+        }
+        debug_assert!(self.index.get(key.index()).is_none());
+        // Room first: once the index points at `d`, nothing may fail.
+        self.keys.reserve(1);
+        self.index.set(key.index(), d);
+        self.keys.push(key);
+        d
+    }
+
+    /// Puts `key` at position `d`, in place of a key of the same slot index.
+    #[inline]
+    pub(crate) fn replace(&mut self, d: usize, key: K) {
+        debug_assert_eq!(self.keys[d].index(), key.index());
+        self.keys[d] = key;
+    }
+
+    /// Removes the key at `d`, moving the last key into its place.
+    #[inline]
+    pub(crate) fn swap_remove(&mut self, d: usize) -> K {
+        let key = self.keys.swap_remove(d);
+        self.index.unset(key.index());
+        if let Some(&moved) = self.keys.get(d) {
+            self.index.set(moved.index(), d);
+        }
+        key
+    }
+
+    /// Removes the last key.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<K> {
+        let key = self.keys.pop()?;
+        self.index.unset(key.index());
+        Some(key)
+    }
+
+    /// Removes the keys at the marked positions at or after `start`; the
+    /// others move down over them, keeping their order.
+    pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+        let end = self.keys.len();
+        let mut write = start;
+        for read in start..end {
+            let key = self.keys[read];
+            if marks.contains(read) {
+                self.index.unset(key.index());
+            } else {
+                if read != write {
+                    self.keys[write] = key;
+                    self.index.set(key.index(), write);
+                }
+                write += 1;
+            }
+        }
+        self.keys.truncate(write);
+    }
+
+    /// Swaps the keys at positions `a` and `b`.
+    #[inline]
+    pub(crate) fn swap(&mut self, a: usize, b: usize) {
+        self.keys.swap(a, b);
+        for d in [a, b] {
+            self.index.set(self.keys[d].index(), d);
+        }
+    }
+
+    /// Removes every key; the pages stay allocated.
+    pub(crate) fn clear(&mut self) {
+        for key in &self.keys {
+            self.index.unset(key.index());
+        }
+        self.keys.clear();
+    }
+
+    /// Checks the invariants listed in the module docs; walks every page.
+    ///
+    /// # Panics
+    ///
+    /// With a message naming the first that does not hold.
+    pub(crate) fn check_invariants(&self) {
+        assert!(
+            self.keys.len() <= MAX_LEN,
+            "more keys than entries can name"
+        );
+        for (d, key) in self.keys.iter().enumerate() {
+            assert_eq!(
+                self.index.get(key.index()),
+                Some(d),
+                "key {key:?} at dense {d} is not indexed there"
+            );
+        }
+        let mut entries = 0usize;
+        for (index, d) in self.index.entries() {
+            entries += 1;
+            assert!(
+                d < self.keys.len(),
+                "slot index {index} points past the keys"
+            );
+            assert_eq!(
+                self.keys[d].index(),
+                index,
+                "slot index {index} points at a key of another index"
+            );
+        }
+        assert_eq!(
+            entries,
+            self.keys.len(),
+            "entries and keys differ in number"
+        );
+    }
+}
+
+#[cold]
+#[track_caller]
+fn too_many() -> ! {
+    panic!("a SoaMap holds at most {MAX_LEN} entries")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::{Id32, Id32_32, Id64};
+
+    fn key(index: usize, generation: u64) -> Id32_32 {
+        Id32_32::new(index, generation).unwrap()
+    }
+
+    #[test]
+    fn keys_resolve_only_to_themselves() {
+        let mut s = SparseSet::<Id32_32>::new();
+        assert_eq!(s.push(key(5, 1)), 0);
+        assert_eq!(s.push(key(2000, 3)), 1);
+        assert_eq!(s.find(key(5, 1)), Some(0));
+        assert_eq!(s.find(key(5, 2)), None);
+        assert_eq!(s.find(key(6, 1)), None);
+        assert_eq!(s.find(key(2000, 3)), Some(1));
+        assert_eq!(s.slot(key(5, 1)), Slot::Same(0));
+        assert_eq!(s.slot(key(5, 2)), Slot::Stale(0));
+        assert_eq!(s.slot(key(2000, 2)), Slot::Newer(1));
+        assert_eq!(s.slot(key(7, 1)), Slot::Vacant);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn swap_remove_reindexes_the_moved_key() {
+        let mut s = SparseSet::<Id32_32>::new();
+        for i in 0..10 {
+            s.push(key(i * 3, 1));
+        }
+        assert_eq!(s.swap_remove(2), key(6, 1));
+        assert_eq!(s.find(key(27, 1)), Some(2));
+        assert_eq!(s.find(key(6, 1)), None);
+        assert_eq!(s.pop(), Some(key(24, 1)));
+        s.check_invariants();
+        s.swap(0, 1);
+        assert_eq!(s.keys()[..2], [key(3, 1), key(0, 1)]);
+        s.check_invariants();
+        s.replace(0, key(3, 9));
+        assert_eq!(s.find(key(3, 9)), Some(0));
+        assert_eq!(s.find(key(3, 1)), None);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn remove_marked_keeps_order() {
+        let mut s = SparseSet::<Id32_32>::new();
+        for i in 0..100 {
+            s.push(key(99 - i, 1));
+        }
+        let mut marks = Marks::with_len(100);
+        for d in [10, 11, 50, 99] {
+            marks.insert(d);
+        }
+        s.remove_marked(10, &marks);
+        assert_eq!(s.len(), 96);
+        assert_eq!(s.keys()[10], key(99 - 12, 1));
+        assert_eq!(s.find(key(99 - 51, 1)), Some(48));
+        assert_eq!(s.find(key(89, 1)), None);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn clear_forgets_every_key_but_keeps_pages() {
+        let mut s = SparseSet::<Id32_32>::new();
+        for i in 0..3000 {
+            s.push(key(i, 2));
+        }
+        let bytes = s.index_bytes();
+        s.clear();
+        assert_eq!(s.find(key(5, 2)), None);
+        assert_eq!(s.index_bytes(), bytes);
+        s.check_invariants();
+        s.push(key(5, 3));
+        assert_eq!(s.find(key(5, 3)), Some(0));
+    }
+
+    #[test]
+    fn the_index_costs_at_most_4_bytes_per_slot_index_used() {
+        let mut s = SparseSet::<Id32_32>::new();
+        let n = if cfg!(miri) { 5_000 } else { 100_000 };
+        for i in 0..n {
+            s.push(key(i, 1));
+        }
+        let pages = n.div_ceil(PAGE_LEN);
+        assert_eq!(s.index.pages().count(), pages);
+        assert!(s.index_bytes() <= 4 * pages * PAGE_LEN + DIR_LEN * 8 + 64);
+        assert!(s.index_bytes() <= 4 * n + 8 * 1024);
+    }
+
+    #[test]
+    fn a_few_high_keys_stay_small() {
+        let mut s = SparseSet::<Id32_32>::new();
+        let high = [u32::MAX as usize - 1, 3_000_000_000, 1 << 31];
+        for (i, &index) in high.iter().enumerate() {
+            s.push(key(index, 1));
+            assert_eq!(s.find(key(index, 1)), Some(i));
+        }
+        assert_eq!(s.index.pages().count(), 3);
+        // Three pages and the directories on the way: tens of KiB, where an
+        // array up to the highest index would take 16 GiB.
+        assert!(s.index_bytes() < 128 * 1024, "{} bytes", s.index_bytes());
+        s.check_invariants();
+
+        // Above 2^32 (a 64-bit layout with more index bits): the ordered map.
+        let mut wide = SparseSet::<Id64<48>>::new();
+        let far = (1usize << 47) + 12345;
+        wide.push(Id64::<48>::new(far, 1).unwrap());
+        wide.push(Id64::<48>::new(7, 1).unwrap());
+        assert_eq!(wide.find(Id64::<48>::new(far, 1).unwrap()), Some(0));
+        assert_eq!(wide.find(Id64::<48>::new(far + 1, 1).unwrap()), None);
+        assert!(wide.index_bytes() < 16 * 1024);
+        wide.check_invariants();
+        wide.swap_remove(0);
+        assert_eq!(wide.find(Id64::<48>::new(7, 1).unwrap()), Some(0));
+        wide.check_invariants();
+    }
+
+    #[test]
+    fn keys_on_both_sides_of_the_near_limit_resolve() {
+        let mut s = SparseSet::<Id32_32>::new();
+        let edge = NEAR_PAGES * PAGE_LEN;
+        for (d, index) in [edge - 1, edge, edge + PAGE_LEN, 0].into_iter().enumerate() {
+            assert_eq!(s.push(key(index, 2)), d);
+        }
+        for index in [edge - 1, edge, edge + PAGE_LEN, 0] {
+            assert!(s.find(key(index, 2)).is_some());
+            assert_eq!(s.find(key(index, 1)), None);
+        }
+        assert_eq!(s.find(key(edge + 1, 2)), None);
+        s.check_invariants();
+        assert_eq!(s.swap_remove(0), key(edge - 1, 2));
+        assert_eq!(s.find(key(0, 2)), Some(0));
+        s.check_invariants();
+        // The flat directory (full), a short far directory and four pages.
+        assert!(s.index_bytes() <= 128 * 1024 + 4 * 4096 + 512);
+    }
+
+    #[test]
+    fn lookups_of_unknown_indices_allocate_nothing() {
+        let mut s = SparseSet::<Id32<24>>::new();
+        s.push(Id32::<24>::new(1, 1).unwrap());
+        let bytes = s.index_bytes();
+        for index in [0, 5000, (1 << 24) - 2] {
+            assert_eq!(s.find(Id32::<24>::new(index, 1).unwrap()), None);
+        }
+        assert_eq!(s.index_bytes(), bytes);
+    }
+
+    #[test]
+    #[should_panic(expected = "not indexed there")]
+    fn check_invariants_catches_a_wrong_entry() {
+        let mut s = SparseSet::<Id32_32>::new();
+        s.push(key(1, 1));
+        s.push(key(2, 1));
+        s.index.set(2, 0);
+        s.check_invariants();
+    }
+}
