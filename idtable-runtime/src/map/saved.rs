@@ -128,10 +128,10 @@ where
                 }
             }
         }
-        let mut buffer = ColumnBuffer::<T::Tree>::with_capacity(sparse.len());
-        for row in <T::Tree as SerdeColumns>::into_rows(columns).take(sparse.len()) {
-            buffer.push(row);
-        }
+        // Every column holds one value per key (checked above), and every
+        // key is in the index now.
+        let vecs = <T::Tree as SerdeColumns>::into_vecs(columns);
+        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, sparse.len());
         Ok(SoaMap {
             sparse,
             columns: buffer,
