@@ -184,9 +184,12 @@ pub trait ColumnTree: sealed::Sealed {
 
     /// One `Vec<T>` per column, nested like [`Values`](ColumnTree::Values):
     /// whole columns on their way in (a loader reads a column at a time).
+    /// The runtime's, for loading.
+    #[doc(hidden)]
     type Vecs;
 
     /// Whether every `Vec` of `vecs` holds exactly `n` elements.
+    #[doc(hidden)]
     fn vecs_have_len(vecs: &Self::Vecs, n: usize) -> bool;
 
     /// Moves the elements of each `Vec` into rows `0..len` of its column
@@ -196,6 +199,7 @@ pub trait ColumnTree: sealed::Sealed {
     ///
     /// Each column has room for its `Vec`'s length; what those rows held is
     /// forgotten.
+    #[doc(hidden)]
     unsafe fn move_from_vecs(ptrs: Self::Ptrs, vecs: Self::Vecs);
 
     /// The end offset after laying these columns out for `cap` rows from
