@@ -367,7 +367,7 @@
 //! Some data does not fit a fixed struct: a character sheet with a name,
 //! stats, status effects and an inventory, different for every entity. A
 //! [`DataComponent`](data::DataComponent) holds such key/value data (bools,
-//! `f32`s, strings, `f32` arrays; nested names flattened into
+//! `f32`s, `i32`s, strings, `f32` arrays; nested names flattened into
 //! [`Key`](data::Key) paths) in one contiguous buffer of little-endian words
 //! without pointers. Put one in a field and every entity has its own sheet,
 //! in a column like any other:

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 enum OwnedValue {
     Bool(bool),
     Float(f32),
+    Int(i32),
     Str(String),
     Floats(Vec<f32>),
 }
@@ -19,6 +20,7 @@ impl OwnedValue {
         match self {
             OwnedValue::Bool(b) => Value::Bool(*b),
             OwnedValue::Float(x) => Value::Float(*x),
+            OwnedValue::Int(x) => Value::Int(*x),
             OwnedValue::Str(s) => Value::Str(s),
             OwnedValue::Floats(xs) => Value::Floats(xs),
         }
@@ -28,6 +30,7 @@ impl OwnedValue {
         match (self, value) {
             (OwnedValue::Bool(a), Value::Bool(b)) => *a == b,
             (OwnedValue::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (OwnedValue::Int(a), Value::Int(b)) => *a == b,
             (OwnedValue::Str(a), Value::Str(b)) => a == b,
             (OwnedValue::Floats(a), Value::Floats(b)) => a
                 .iter()
@@ -63,6 +66,7 @@ fn value() -> impl Strategy<Value = OwnedValue> {
     prop_oneof![
         any::<bool>().prop_map(OwnedValue::Bool),
         any::<f32>().prop_map(OwnedValue::Float),
+        any::<i32>().prop_map(OwnedValue::Int),
         ".{0,24}".prop_map(OwnedValue::Str),
         prop::collection::vec(any::<f32>(), 0..24).prop_map(OwnedValue::Floats),
     ]

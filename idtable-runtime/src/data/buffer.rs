@@ -161,7 +161,7 @@ impl DataComponent {
     /// ```
     /// use idtable::data::DataComponent;
     ///
-    /// assert_eq!(DataComponent::new().as_bytes(), &[1, 0, 0, 0, 8, 0, 8, 0]);
+    /// assert_eq!(DataComponent::new().as_bytes(), &[2, 0, 0, 0, 8, 0, 8, 0]);
     /// ```
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
@@ -176,7 +176,9 @@ impl DataComponent {
     /// address. Everything is checked (lengths, offsets, overlaps, type tags,
     /// UTF-8, duplicate keys, zeroed unused bytes); anything inconsistent is a
     /// [`DataError`] saying what was wrong. Saving the result gives the same
-    /// bytes back.
+    /// bytes back, except that bytes of format version 1 (written before
+    /// integers existed) load as version 2: the result saves with byte 0 set to
+    /// `2` and every other byte unchanged.
     ///
     /// ```
     /// use idtable::data::{DataComponent, DataError};
@@ -203,11 +205,13 @@ impl DataComponent {
         if len % 4 != 0 || len > MAX_BYTES {
             return Err(DataError::BadLength { len });
         }
-        let words: Vec<u32> = bytes
+        let mut words: Vec<u32> = bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         validate(&words)?;
+        // Version 1 is version 2 without integers: it loads as version 2.
+        words[0] = fixed_word0(words[0] as usize >> 16);
         Ok(DataComponent { words })
     }
 
@@ -281,6 +285,26 @@ impl DataComponent {
     pub fn get_f32(&self, key: impl Into<Key>) -> Option<f32> {
         match self.entry(key.into())? {
             (Some(Tag::Float), word) => Some(f32::from_bits(word)),
+            _ => None,
+        }
+    }
+
+    /// The value of `key` if it is an integer.
+    ///
+    /// ```
+    /// use idtable::data::DataComponent;
+    ///
+    /// let mut sheet = DataComponent::new();
+    /// sheet.set("gold", 1250)?;
+    /// assert_eq!(sheet.get_i32("gold"), Some(1250));
+    /// assert_eq!(sheet.get_f32("gold"), None);
+    /// # Ok::<(), idtable::data::DataError>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn get_i32(&self, key: impl Into<Key>) -> Option<i32> {
+        match self.entry(key.into())? {
+            (Some(Tag::Int), word) => Some(word as i32),
             _ => None,
         }
     }
@@ -368,6 +392,7 @@ impl DataComponent {
         let word = match value {
             Value::Bool(b) => u32::from(b),
             Value::Float(x) => x.to_bits(),
+            Value::Int(x) => x as u32,
             Value::Str(s) => {
                 for (dst, chunk) in payload.iter_mut().zip(s.as_bytes().chunks(4)) {
                     let mut bytes = [0; 4];
@@ -568,6 +593,7 @@ impl DataComponent {
             Some(Tag::Bool) => Value::Bool(word != 0),
             Some(Tag::Str) => Value::Str(str_of(bytes)),
             Some(Tag::Floats) => Value::Floats(floats),
+            Some(Tag::Int) => Value::Int(word as i32),
             Some(Tag::Float) | None => Value::Float(f32::from_bits(word)),
         }
     }

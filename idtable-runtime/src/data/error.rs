@@ -59,7 +59,8 @@ pub enum DataError {
         /// Where the entry arrays end, from the entry count.
         header_end: usize,
     },
-    /// An entry's type tag is not one of the four value types.
+    /// An entry's type tag is not one of the value types of the buffer's
+    /// format version (integers, tag 5, need version 2).
     BadType {
         /// Entry index.
         index: usize,
@@ -139,7 +140,7 @@ impl fmt::Display for DataError {
             ),
             DataError::UnsupportedVersion { version } => write!(
                 f,
-                "DataComponent bytes have format version {version}, only version 1 is supported"
+                "DataComponent bytes have format version {version}, only versions 1 and 2 are supported"
             ),
             DataError::LengthMismatch { declared, actual } => write!(
                 f,

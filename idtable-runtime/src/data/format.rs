@@ -42,11 +42,14 @@ pub const fn header_bytes(entries: usize) -> usize {
 /// Words of the fixed header (version and count; payload start and length).
 pub(crate) const FIXED_WORDS: usize = 2;
 /// The format version written at byte 0.
-pub(crate) const VERSION: u8 = 1;
+pub(crate) const VERSION: u8 = 2;
+/// The oldest version [`DataComponent::from_bytes`](super::DataComponent::from_bytes)
+/// reads: version 1 is version 2 without [`Tag::Int`], and loads as version 2.
+pub(crate) const OLDEST_VERSION: u8 = 1;
 /// The largest buffer, in words.
 pub(crate) const MAX_WORDS: usize = MAX_BYTES / 4;
 
-/// The saved form of a component that has never allocated: version 1, no
+/// The saved form of a component that has never allocated: version 2, no
 /// entries, payload start 8, length 8.
 pub(crate) const EMPTY_BYTES: [u8; 8] = [VERSION, 0, 0, 0, 8, 0, 8, 0];
 
@@ -90,9 +93,20 @@ pub(crate) enum Tag {
     Str = 3,
     /// `Value::Floats`: the value word is a slot of that many `f32`s.
     Floats = 4,
+    /// `Value::Int`: the value word is the `i32`'s two's-complement bits
+    /// (format version 2 on).
+    Int = 5,
 }
 
 impl Tag {
+    /// Whether a buffer of format `version` may hold this tag.
+    pub(crate) const fn in_version(self, version: u8) -> bool {
+        match self {
+            Tag::Int => version >= 2,
+            Tag::Bool | Tag::Float | Tag::Str | Tag::Floats => true,
+        }
+    }
+
     /// The tag a saved byte names, if any.
     #[inline(always)]
     pub(crate) const fn from_byte(byte: u8) -> Option<Tag> {
@@ -101,6 +115,7 @@ impl Tag {
             2 => Some(Tag::Float),
             3 => Some(Tag::Str),
             4 => Some(Tag::Floats),
+            5 => Some(Tag::Int),
             _ => None,
         }
     }
@@ -117,6 +132,7 @@ impl Tag {
         match value {
             Value::Bool(_) => (Tag::Bool, 0),
             Value::Float(_) => (Tag::Float, 0),
+            Value::Int(_) => (Tag::Int, 0),
             Value::Str(s) => (Tag::Str, s.len()),
             Value::Floats(xs) => (Tag::Floats, xs.len()),
         }
@@ -129,7 +145,7 @@ impl Tag {
         match self {
             Tag::Str => len,
             Tag::Floats => len * 4,
-            Tag::Bool | Tag::Float => 0,
+            Tag::Bool | Tag::Float | Tag::Int => 0,
         }
     }
 
@@ -149,7 +165,7 @@ mod tests {
         for byte in 0..=u8::MAX {
             match Tag::from_byte(byte) {
                 Some(tag) => assert_eq!(tag.byte(), byte),
-                None => assert!(byte == 0 || byte > 4),
+                None => assert!(byte == 0 || byte > 5),
             }
         }
         let values = [
@@ -157,6 +173,7 @@ mod tests {
             Value::Float(1.0),
             Value::Str("abcde"),
             Value::Floats(&[1.0, 2.0]),
+            Value::Int(-7),
         ];
         let words: Vec<usize> = values
             .iter()
@@ -166,6 +183,8 @@ mod tests {
                 tag.payload_words(len)
             })
             .collect();
-        assert_eq!(words, [0, 0, 2, 2]);
+        assert_eq!(words, [0, 0, 2, 2, 0]);
+        assert!(!Tag::Int.in_version(1) && Tag::Int.in_version(2));
+        assert!(Tag::Floats.in_version(1));
     }
 }

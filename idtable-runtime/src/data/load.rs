@@ -3,14 +3,15 @@
 //! [`DataComponent::from_bytes`]: super::DataComponent::from_bytes
 
 use super::error::DataError;
-use super::format::{header_words, split_slot, Tag, FIXED_WORDS, VERSION};
+use super::format::{header_words, split_slot, Tag, FIXED_WORDS, OLDEST_VERSION, VERSION};
 use super::key::Key;
 use super::words::as_bytes;
 use alloc::vec::Vec;
 
 /// Checks that `words` (at least the fixed header, at most the size limit) is a
-/// buffer in the documented format. Whatever passes can be read and edited
-/// without panicking.
+/// buffer in the documented format, of version 2 or of version 1 (which has no
+/// integers). Whatever passes can be read and edited without panicking, once
+/// its version byte says 2.
 pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
     let bytes = as_bytes(words);
     let len = bytes.len();
@@ -18,7 +19,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
         return Err(DataError::Truncated { len });
     };
     let version = word0 as u8;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(DataError::UnsupportedVersion { version });
     }
     check_zero(bytes, 1, 2)?;
@@ -52,7 +53,7 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
 
     // Type tags, then zero padding up to the end of the entry arrays.
     for (index, &tag) in tags.iter().enumerate().take(n) {
-        if Tag::from_byte(tag).is_none() {
+        if !Tag::from_byte(tag).is_some_and(|tag| tag.in_version(version)) {
             return Err(DataError::BadType { index, tag });
         }
     }

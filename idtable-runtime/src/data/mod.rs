@@ -15,10 +15,12 @@
 //! sheet.set("name", "The One")?;
 //! sheet.set(HEALTH, 100.0_f32)?;
 //! sheet.set(Key::path(&["stats", "mana"]), 200.0_f32)?;
+//! sheet.set("level", 7)?;
 //! sheet.set(Key::new("status_effects").join("drunk"), true)?;
 //! sheet.set(Key::new("status_effects").join("delirious"), true)?;
 //! assert_eq!(sheet.get(HEALTH), Some(Value::Float(100.0)));
 //! assert_eq!(sheet.get_f32(HEALTH), Some(100.0));
+//! assert_eq!(sheet.get_i32("level"), Some(7));
 //! assert!(sheet.remove("name"));
 //!
 //! let saved: Vec<u8> = sheet.as_bytes().to_vec();
@@ -51,19 +53,19 @@
 //!
 //! # Byte format
 //!
-//! Version 1. All fields are little-endian; the buffer is a whole number of
+//! Version 2. All fields are little-endian; the buffer is a whole number of
 //! 4-byte words and 4-aligned in memory. With `n` entries:
 //!
 //! | bytes | type | field |
 //! | --- | --- | --- |
-//! | `0` | `u8` | format version, `1` |
+//! | `0` | `u8` | format version, `2` |
 //! | `1` | `u8` | reserved, `0` |
 //! | `2..4` | `u16` | `n`, the number of entries |
 //! | `4..6` | `u16` | `P`, byte offset where the payload area starts; multiple of 4 |
 //! | `6..8` | `u16` | `L`, the total length in bytes (= capacity); multiple of 4, at most [`MAX_BYTES`] |
 //! | `8 .. 8+4n` | `u32` × n | keys ([`Key::to_hash`]), all different |
 //! | `8+4n .. 8+8n` | `u32` × n | value words (below) |
-//! | `8+8n .. 8+9n` | `u8` × n | type tags: `1` bool, `2` float, `3` string, `4` float array |
+//! | `8+8n .. 8+9n` | `u8` × n | type tags: `1` bool, `2` float, `3` string, `4` float array, `5` integer |
 //! | `8+9n .. H` | | zero padding to `H = 8 + 8n + 4·⌈n/4⌉`, the end of the entry arrays |
 //! | `H .. P` | | free space, zero |
 //! | `P .. L` | | payload area: strings and float arrays, each starting on a multiple of 4; the bytes between them (padding after a string, holes left by overwritten values) are zero |
@@ -77,6 +79,7 @@
 //! | `2` | float | the `f32`'s bits |
 //! | `3` | string | bits 0–15: byte offset of the UTF-8 bytes; bits 16–31: length in bytes |
 //! | `4` | float array | bits 0–15: byte offset of the `f32`s; bits 16–31: number of floats |
+//! | `5` | integer | the `i32`'s two's-complement bits |
 //!
 //! An empty string or array has offset `0` and takes no payload. Limits: the
 //! whole buffer is at most [`MAX_BYTES`] (65 532) bytes, which bounds every
@@ -90,12 +93,17 @@
 //! payloads packed at the back (holes reclaimed), at double the size unless the
 //! packed contents leave a quarter of the current size free.
 //!
+//! **Version 1** is the same layout without integers (tag `5` is an error in
+//! it). [`DataComponent::from_bytes`] still reads it, as version 2: saving a
+//! component loaded from version-1 bytes gives those bytes with byte 0 set to
+//! `2`, every other byte unchanged. All other versions are refused.
+//!
 //! [`DataComponent::as_bytes`] is the buffer itself, free space included
 //! ([`DataComponent::shrink_to_fit`] squeezes it out before saving). The
-//! unallocated empty component saves as the 8-byte header `01 00 00 00 08 00 08
+//! unallocated empty component saves as the 8-byte header `02 00 00 00 08 00 08
 //! 00`. [`DataComponent::from_bytes`] accepts exactly the byte strings this table
 //! describes (from any address: it copies into aligned storage) and keeps them
-//! as they are, so saving a loaded component gives identical bytes.
+//! as they are, so saving a loaded version-2 component gives identical bytes.
 //!
 //! The format is little-endian and floats are read in place, so this module only
 //! builds on little-endian targets.
