@@ -4,6 +4,9 @@
 use idtable_runtime::data::{DataComponent, DataError, Key, Value};
 use proptest::prelude::*;
 
+mod support;
+use support::single_byte_corruptions;
+
 /// A sheet that exercises every part of the format: all four types, empty
 /// payloads, string padding, a hole left by an overwrite, and free space.
 fn sample() -> DataComponent {
@@ -171,31 +174,13 @@ fn every_truncation_is_an_error() {
 fn every_single_byte_corruption_loads_cleanly_or_errors() {
     let mut packed = sample();
     packed.shrink_to_fit();
-    let mut loaded = 0;
-    let mut rejected = 0;
+    let (mut loaded, mut rejected) = (0, 0);
     for saved in [sample().as_bytes().to_vec(), packed.as_bytes().to_vec()] {
         // Under Miri, a sample of positions (every byte takes minutes there).
         let step = if cfg!(miri) { 11 } else { 1 };
-        for at in (0..saved.len()).step_by(step) {
-            let original = saved[at];
-            for byte in [
-                0x00,
-                0xFF,
-                original ^ 0x01,
-                original ^ 0x80,
-                original ^ 0x10,
-            ] {
-                if byte == original {
-                    continue;
-                }
-                let mut corrupt = saved.clone();
-                corrupt[at] = byte;
-                match load_or_error(&corrupt) {
-                    Ok(_) => loaded += 1,
-                    Err(_) => rejected += 1,
-                }
-            }
-        }
+        let (ok, refused) = single_byte_corruptions(&saved, step, |b| load_or_error(b).map(drop));
+        loaded += ok;
+        rejected += refused;
     }
     // Float bits and key hashes can take any value; most other bytes cannot.
     assert!(

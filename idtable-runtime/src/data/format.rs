@@ -79,6 +79,34 @@ pub(crate) const fn fixed_word1(payload_start_words: usize, len_words: usize) ->
     (payload_start_words * 4) as u32 | ((len_words * 4) as u32) << 16
 }
 
+/// Length in words of a buffer whose header word 1 is `word1`.
+pub(crate) const fn len_words(word1: u32) -> usize {
+    (word1 >> 16) as usize / 4
+}
+
+/// The format version of a [`DataMap`](super::DataMap)'s buffer, at byte 0.
+pub(crate) const MAP_VERSION: u8 = 1;
+/// Words of a [`DataMap`](super::DataMap)'s header (layout word; entity
+/// count).
+pub(crate) const MAP_HEADER_WORDS: usize = 2;
+
+/// Words an id of `id_bits` bits takes in a map's buffer.
+pub(crate) const fn id_words(id_bits: u32) -> usize {
+    id_bits.div_ceil(32) as usize
+}
+
+/// A map's header word 0: version, id words, index bits, a zero byte.
+pub(crate) const fn map_word0(id_bits: u32, index_bits: u32) -> u32 {
+    MAP_VERSION as u32 | (id_words(id_bits) as u32) << 8 | index_bits << 16
+}
+
+/// The saved form of an empty map whose ids have `id_bits` bits, of which
+/// `index_bits` are the index.
+pub(crate) const fn empty_map_bytes(id_bits: u32, index_bits: u32) -> [u8; 8] {
+    let w = map_word0(id_bits, index_bits).to_le_bytes();
+    [w[0], w[1], w[2], w[3], 0, 0, 0, 0]
+}
+
 /// The type tag of an entry: one byte per entry in the header. Each value
 /// type is described here once: its tag byte, the length its value word
 /// records, and the payload that length takes.

@@ -105,6 +105,98 @@
 //! describes (from any address: it copies into aligned storage) and keeps them
 //! as they are, so saving a loaded version-2 component gives identical bytes.
 //!
+//! # Many entities in one buffer: `DataMap`
+//!
+//! A game has thousands of entities, each with a little data; a
+//! [`DataComponent`] each would be thousands of allocations. A
+//! [`DataMap<K>`](DataMap) keeps the data of every entity, keyed by the ids
+//! `K` of another table, in **one** buffer of words, with offsets only, so
+//! the whole map can be copied with `memcpy` and its bytes
+//! ([`DataMap::as_bytes`]) are its saved form:
+//!
+//! ```
+//! use idtable::data::{DataMap, DataError, Key};
+//! use idtable::{IdTable, Id32_32};
+//!
+//! const HEALTH: Key = Key::path(&["stats", "health"]);
+//! let mut units = IdTable::<Id32_32>::new();
+//! let mut sheets: DataMap<Id32_32> = DataMap::new();
+//! for i in 0..1000 {
+//!     let (u, _) = units.insert();
+//!     sheets.set(u, HEALTH, 100.0_f32)?;
+//!     sheets.set(u, "level", i % 50)?;
+//! }
+//! let saved = sheets.as_bytes().to_vec(); // one write
+//! let loaded = DataMap::<Id32_32>::from_bytes(&saved)?; // one read
+//! assert_eq!(loaded, sheets);
+//! # Ok::<(), DataError>(())
+//! ```
+//!
+//! **Blocks.** Each entity's data is a *block*: a buffer laid out exactly
+//! like a [`DataComponent`]'s (the table above, version 2), followed by the
+//! entity's id. Inside its block an entity's data grows and shrinks as a
+//! component's does (header up from the front, payloads down from the back),
+//! a key lookup scans only that entity's keys, and reads borrow from the
+//! map's buffer. Saved blocks are checked by the same code as saved
+//! components, and [`DataMap::to_component`] is a copy of the block.
+//!
+//! **Allocation inside the buffer.** Blocks are allocated at the free end of
+//! the buffer, one after another, each exactly as large as its contents
+//! (a block has no spare room of its own: the free end of the buffer is the
+//! spare room of all of them). When a `set` needs more room than the block
+//! has, the block is rebuilt, packed, at the free end, and its old place
+//! becomes a *hole* of zero words; a block that is already the last one is
+//! rebuilt in place instead, leaving no hole. A `remove_key` that leaves a
+//! block less than half full moves it into an exact block the same way, and
+//! `remove` turns the entity's whole region into a hole. So a `set` that
+//! grows an entity costs a copy of that entity (its size), never of the map.
+//!
+//! **Fragmentation and compaction.** The holes are the only fragmentation:
+//! once they pass a quarter of the buffer, the map compacts, sliding every
+//! block down over the holes in one pass (cost: the buffer's size, paid
+//! after a quarter of it was freed, so amortised over the frees). Holes are
+//! therefore at most a quarter of the saved form;
+//! [`DataMap::shrink_to_fit`] squeezes them out before saving. The buffer
+//! itself grows by half its size when its free end runs out.
+//!
+//! Why this scheme: entity data is small and changes rarely compared with
+//! how often it is read, so packed blocks (no per-block slack, the best
+//! memory use) and moving a block when it grows (a copy of one small block)
+//! beat size classes or a buddy allocator, which round every block up to a
+//! class and so waste a quarter to a half of it, for no gain in the common
+//! read path.
+//!
+//! **Ids.** The map stores each entity's full id next to its block and
+//! resolves an id through a paged array indexed by the id's slot index (not
+//! saved; rebuilt on load), then compares the stored id with the given one:
+//! an entity's data answers only to the exact id it was set with. Setting
+//! data for a newer id of the same slot drops the stale data; setting it for
+//! an older one is a [`DataError::StaleId`]. Slot indices go up to
+//! `u32::MAX`.
+//!
+//! **Map format**, version 1, little-endian words:
+//!
+//! | words | field |
+//! | --- | --- |
+//! | `0` | byte 0: map format version, `1`; byte 1: words per id, `1` (32-bit ids) or `2` (64-bit ids); byte 2: index bits of the id type; byte 3: `0` |
+//! | `1` | `u32`: number of entities `m` |
+//! | `2 ..` | `m` regions and any number of holes, in any order, to the end |
+//!
+//! A *region* is a block (a whole [`DataComponent`] buffer of version 2, its
+//! length `L` in its own header) followed by the entity's id
+//! ([`Id::to_bits`](crate::Id::to_bits), low word first): `L / 4 + 1` or
+//! `L / 4 + 2` words. A *hole* is a zero word; a block never starts with
+//! one (its first byte is its version). [`DataMap::from_bytes`] walks the
+//! regions and holes from word 2 to the end and refuses anything else:
+//! another version or id layout, a block that
+//! [`DataComponent::from_bytes`] would refuse (or of version 1), an id with
+//! generation 0 or a slot index past `u32::MAX`, two ids with the same slot
+//! index, a count that differs from the regions found. What it accepts it
+//! keeps as it is, so saving a loaded map gives identical bytes. An empty
+//! map saves as its 8-byte header. A map built by edits saves in the order
+//! its blocks were placed; two maps with the same contents can have
+//! different bytes.
+//!
 //! The format is little-endian and floats are read in place, so this module only
 //! builds on little-endian targets.
 
@@ -115,15 +207,23 @@ compile_error!(
 );
 
 mod buffer;
+mod edit;
 mod error;
 mod format;
+mod index;
 mod key;
 mod load;
+mod map;
+mod names;
+mod sheet;
 mod value;
 mod words;
 
-pub use buffer::{DataComponent, Iter};
+pub use buffer::DataComponent;
 pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
+pub use map::{DataMap, MapIter};
+pub use names::{KeyNames, ShowData, ShowKey};
+pub use sheet::{DataRef, Iter};
 pub use value::Value;
