@@ -197,6 +197,14 @@
 //! its blocks were placed; two maps with the same contents can have
 //! different bytes.
 //!
+//! **serde** (feature `serde`): binary formats (postcard…) save a map as its
+//! bytes, checked by [`DataMap::from_bytes`] on the way in. Human-readable
+//! formats (JSON…) save a map from id bits to each entity's data, a map from
+//! key hashes (`"0x5953e0d5"`) to plain values (`true`, `1.5`, `3`,
+//! `"text"`, `[1.0, 2.0]`); loading it sets each value again, so the
+//! contents survive, not the byte layout. A [`DataComponent`] saves as its
+//! bytes in every format.
+//!
 //! The format is little-endian and floats are read in place, so this module only
 //! builds on little-endian targets.
 
@@ -215,6 +223,8 @@ mod key;
 mod load;
 mod map;
 mod names;
+#[cfg(feature = "serde")]
+mod serde;
 mod sheet;
 mod value;
 mod words;
