@@ -57,6 +57,7 @@ fn heap_of<T>(build: impl FnOnce() -> T) -> (usize, T) {
 enum Naive {
     Bool(bool),
     Float(f32),
+    Int(i32),
     Str(String),
     Floats(Vec<f32>),
 }
@@ -66,6 +67,7 @@ impl Naive {
         match value {
             Value::Bool(b) => Naive::Bool(b),
             Value::Float(x) => Naive::Float(x),
+            Value::Int(x) => Naive::Int(x),
             Value::Str(s) => Naive::Str(s.to_owned()),
             Value::Floats(xs) => Naive::Floats(xs.to_vec()),
         }
@@ -75,6 +77,7 @@ impl Naive {
         match self {
             Naive::Bool(b) => f32::from(u8::from(*b)),
             Naive::Float(x) => *x,
+            Naive::Int(x) => *x as f32,
             Naive::Str(s) => s.len() as f32,
             Naive::Floats(xs) => xs.first().copied().unwrap_or(0.0),
         }
@@ -85,6 +88,7 @@ fn weigh(value: Value<'_>) -> f32 {
     match value {
         Value::Bool(b) => f32::from(u8::from(b)),
         Value::Float(x) => x,
+        Value::Int(x) => x as f32,
         Value::Str(s) => s.len() as f32,
         Value::Floats(xs) => xs.first().copied().unwrap_or(0.0),
     }

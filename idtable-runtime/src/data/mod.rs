@@ -157,7 +157,7 @@
 //! after a quarter of it was freed, so amortised over the frees). Holes are
 //! therefore at most a quarter of the saved form;
 //! [`DataMap::shrink_to_fit`] squeezes them out before saving. The buffer
-//! itself grows by half its size when its free end runs out.
+//! itself grows by a quarter of its size when its free end runs out.
 //!
 //! Why this scheme: entity data is small and changes rarely compared with
 //! how often it is read, so packed blocks (no per-block slack, the best
