@@ -16,75 +16,19 @@
 //!
 //! Run with `cargo bench --manifest-path benches/Cargo.toml --bench data_map`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use idtable::data::{DataComponent, DataMap, Key, Value};
 use idtable::SoaAllocator;
 
-// ----- heap accounting -----
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
-static CALLS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to `System`; only counters are kept.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        LIVE_BLOCKS.fetch_add(1, Ordering::Relaxed);
-        CALLS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        LIVE_BLOCKS.fetch_sub(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        CALLS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod support;
+use support::{heap_of, order, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// What building a value cost the heap.
-struct Heap {
-    /// Live bytes after building.
-    bytes: usize,
-    /// `alloc` and `realloc` calls while building.
-    calls: usize,
-    /// Live allocations after building.
-    blocks: usize,
-}
-
-fn heap_of<T>(build: impl FnOnce() -> T) -> (Heap, T) {
-    let (bytes, blocks, calls) = (
-        LIVE.load(Ordering::Relaxed),
-        LIVE_BLOCKS.load(Ordering::Relaxed),
-        CALLS.load(Ordering::Relaxed),
-    );
-    let value = build();
-    let heap = Heap {
-        bytes: LIVE.load(Ordering::Relaxed) - bytes,
-        calls: CALLS.load(Ordering::Relaxed) - calls,
-        blocks: LIVE_BLOCKS.load(Ordering::Relaxed) - blocks,
-    };
-    (heap, value)
-}
 
 // ----- the workload -----
 
@@ -160,19 +104,6 @@ fn build_hashmap(ids: &[UnitId], keys: usize) -> HashMap<UnitId, DataComponent> 
 /// Indexed by the ids' slot index (a fresh table issues 0..n).
 fn build_vec(ids: &[UnitId], keys: usize) -> Vec<DataComponent> {
     (0..ids.len()).map(|n| sheet(keys, n)).collect()
-}
-
-/// A seeded shuffle of 0..n (xorshift).
-fn order(n: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut state = 0x9e37_79b9_u32 ^ n as u32;
-    for i in (1..n).rev() {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        order.swap(i, state as usize % (i + 1));
-    }
-    order
 }
 
 const ENTITIES: usize = 10_000;
