@@ -196,10 +196,7 @@ impl DataComponent {
         if len % 4 != 0 || len > MAX_BYTES {
             return Err(DataError::BadLength { len });
         }
-        let mut words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let mut words = super::words::from_le_bytes(bytes);
         validate(&words)?;
         // Version 1 is version 2 without integers: it loads as version 2.
         words[0] = fixed_word0(words[0] as usize >> 16);

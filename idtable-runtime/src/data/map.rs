@@ -652,10 +652,7 @@ impl<K: Id> DataMap<K> {
         if len % 4 != 0 {
             return Err(DataError::BadLength { len });
         }
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let words = super::words::from_le_bytes(bytes);
         let mut map = Self::new();
         let [version, id_words, index_bits, reserved] = words[0].to_le_bytes();
         if version != MAP_VERSION {
@@ -682,8 +679,8 @@ impl<K: Id> DataMap<K> {
             }
             let end = Self::check_region(&words, at)?;
             let id_at = end - Self::ID_WORDS;
-            let id =
-                read_id::<K>(&words[id_at..end]).ok_or(DataError::BadId { offset: id_at * 4 })?;
+            let id = read_id::<K>(&words[id_at..end])
+                .ok_or_else(|| DataError::BadId { offset: id_at * 4 })?;
             if map.index.get(id.index()).is_some() {
                 return Err(DataError::DuplicateId {
                     offset: id_at * 4,
@@ -734,9 +731,11 @@ impl<K: Id> DataMap<K> {
         if block_len % 4 != 0 || block_len < 8 {
             return Err(bad(DataError::BadLength { len: block_len }));
         }
-        let block = rest.get(..block_len / 4).ok_or(bad(DataError::Truncated {
-            len: rest.len() * 4,
-        }))?;
+        let block = rest.get(..block_len / 4).ok_or_else(|| {
+            bad(DataError::Truncated {
+                len: rest.len() * 4,
+            })
+        })?;
         validate(block).map_err(bad)?;
         let end = at + block.len() + Self::ID_WORDS;
         if end > words.len() {
