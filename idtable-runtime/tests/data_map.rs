@@ -241,6 +241,20 @@ fn too_large_entities_are_errors_that_change_nothing() {
 }
 
 #[test]
+fn a_too_large_set_for_a_newer_id_keeps_the_stale_data() {
+    let mut m: DataMap<Id24_8> = DataMap::new();
+    m.set(id(0, 1), "hp", 3).unwrap();
+    let before = m.as_bytes().to_vec();
+    let huge = vec![0.5_f32; 20_000];
+    assert!(matches!(
+        m.set(id(0, 2), "big", &huge),
+        Err(DataError::TooLarge { .. })
+    ));
+    assert_eq!(m.as_bytes(), &before[..], "a failed set changes nothing");
+    assert_eq!(m.get_i32(id(0, 1), "hp"), Some(3));
+}
+
+#[test]
 fn clear_and_ids_and_iter() {
     let mut m: DataMap<Id32_32> = DataMap::new();
     let ids: Vec<Id32_32> = (0..5).map(|i| Id32_32::new(i * 7, 2).unwrap()).collect();
@@ -516,18 +530,19 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Applies `set` to the model: data of an older id of the same slot is
-/// dropped; an id older than the held one is refused.
+/// Applies a successful write for `id` to the model: data of an older id of
+/// the same slot is dropped. An id older than the held one is refused (and
+/// the model is left as it is).
 fn model_slot(model: &mut HashMap<Id24_8, DataComponent>, id: Id24_8) -> Result<(), DataError> {
     let held: Vec<Id24_8> = model
         .keys()
         .copied()
         .filter(|k| k.index() == id.index() && *k != id)
         .collect();
+    if held.iter().any(|k| k.generation() > id.generation()) {
+        return Err(DataError::StaleId { index: id.index() });
+    }
     for k in held {
-        if k.generation() > id.generation() {
-            return Err(DataError::StaleId { index: id.index() });
-        }
         model.remove(&k);
     }
     Ok(())

@@ -10,8 +10,8 @@ use super::buffer::DataComponent;
 use super::edit::{self, needed_words, rebuild_into, Room};
 use super::error::DataError;
 use super::format::{
-    empty_map_bytes, fixed_word0, fixed_word1, id_words, len_words, map_word0, MAP_HEADER_WORDS,
-    MAP_VERSION, VERSION,
+    empty_map_bytes, fixed_word0, fixed_word1, header_words, id_words, len_words, map_word0, Tag,
+    MAP_HEADER_WORDS, MAP_VERSION, MAX_WORDS, VERSION,
 };
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
@@ -385,16 +385,30 @@ impl<K: Id> DataMap<K> {
     ) -> Result<(), DataError> {
         let key = key.into();
         let value = value.into();
-        let (slot, created) = self.slot_for(id)?;
+        let slot = match self.existing_slot(id)? {
+            Some(slot) => slot,
+            None => {
+                // A new block holds this one value: check that it fits
+                // before dropping any stale data, so that a failed set
+                // changes nothing.
+                let (tag, len) = Tag::of(&value);
+                let needed = header_words(1).saturating_add(tag.payload_words(len));
+                if needed > MAX_WORDS {
+                    return Err(DataError::TooLarge {
+                        key,
+                        needed: needed.saturating_mul(4),
+                    });
+                }
+                self.create_slot(id)
+            }
+        };
         let mut room = EntityRoom {
             map: self,
             index: id.index(),
             offset: slot.offset as usize,
         };
         let result = edit::set(&mut room, key, value);
-        if result.is_err() && created {
-            self.remove(id);
-        }
+        debug_assert!(result.is_ok() || self.contains(id));
         self.maybe_compact();
         result
     }
@@ -417,7 +431,10 @@ impl<K: Id> DataMap<K> {
     /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn insert(&mut self, id: K, component: &DataComponent) -> Result<(), DataError> {
-        let (slot, _) = self.slot_for(id)?;
+        let slot = match self.existing_slot(id)? {
+            Some(slot) => slot,
+            None => self.create_slot(id),
+        };
         let source = component.view().words();
         let len = needed_words(source);
         let mut room = EntityRoom {
@@ -756,10 +773,12 @@ impl<K: Id> DataMap<K> {
         (stored_bits(stored) == id.to_bits().to_u64()).then_some((offset, len))
     }
 
-    /// The slot of `id`, creating an empty block for it if it has none;
-    /// drops a stale entity of the same slot index. Returns whether the
-    /// block is new.
-    fn slot_for(&mut self, id: K) -> Result<(Slot, bool), DataError> {
+    /// The slot of `id` if it has data; `None` if it has none, or if the
+    /// map holds data for an older id of its slot (which
+    /// [`create_slot`](Self::create_slot) then drops). Errors for a stale
+    /// id, a slot index past `u32::MAX`, and a buffer that could not take
+    /// a new block. Changes nothing.
+    fn existing_slot(&self, id: K) -> Result<Option<Slot>, DataError> {
         let index = id.index();
         if index > u32::MAX as usize {
             return Err(DataError::IdOutOfRange { index });
@@ -767,20 +786,31 @@ impl<K: Id> DataMap<K> {
         if let Some(slot) = self.index.get(index) {
             let held = self.ids[slot.dense as usize];
             if held == id {
-                return Ok((slot, false));
+                return Ok(Some(slot));
             }
             if held.generation().to_u64() > id.generation().to_u64() {
                 return Err(DataError::StaleId { index });
             }
-            self.remove(held);
         }
-        // Room for the largest block this entity can grow to, so that no
-        // later step of the edit can fail.
-        let room = super::format::MAX_WORDS + 2 * Self::ID_WORDS;
+        // Room for the largest block an entity can grow to, so that no
+        // later step can pass the 32-bit offsets.
+        let room = MAX_WORDS + 2 * Self::ID_WORDS + MAP_HEADER_WORDS;
         if self.words.len().saturating_add(room) > u32::MAX as usize {
             return Err(DataError::MapTooLarge {
-                words: self.words.len() + room,
+                words: self.words.len().saturating_add(room),
             });
+        }
+        Ok(None)
+    }
+
+    /// Creates an empty block for `id` (which
+    /// [`existing_slot`](Self::existing_slot) found without one), dropping
+    /// the data of an older id of the same slot.
+    fn create_slot(&mut self, id: K) -> Slot {
+        let index = id.index();
+        if let Some(slot) = self.index.get(index) {
+            let held = self.ids[slot.dense as usize];
+            self.remove(held);
         }
         if self.words.is_empty() {
             self.words.extend([Self::EMPTY_BYTES_WORD0, 0]);
@@ -796,7 +826,7 @@ impl<K: Id> DataMap<K> {
         *self.index.entry(index) = slot;
         self.ids.push(id);
         self.set_count();
-        Ok((slot, true))
+        slot
     }
 
     /// Makes room for `extra` more words at the end: the buffer grows by a
