@@ -6,49 +6,18 @@
 //! (bytes requested from the allocator and still live after building one
 //! sheet; the allocator's own overhead not included).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use idtable::data::{DataComponent, Key, Value};
 
-// ----- heap accounting -----
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to `System`; only a counter is kept.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod support;
+use support::{heap_of, order, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn heap_of<T>(build: impl FnOnce() -> T) -> (usize, T) {
-    let before = LIVE.load(Ordering::Relaxed);
-    let value = build();
-    (LIVE.load(Ordering::Relaxed) - before, value)
-}
 
 // ----- the peers -----
 
@@ -57,6 +26,7 @@ fn heap_of<T>(build: impl FnOnce() -> T) -> (usize, T) {
 enum Naive {
     Bool(bool),
     Float(f32),
+    Int(i32),
     Str(String),
     Floats(Vec<f32>),
 }
@@ -66,6 +36,7 @@ impl Naive {
         match value {
             Value::Bool(b) => Naive::Bool(b),
             Value::Float(x) => Naive::Float(x),
+            Value::Int(x) => Naive::Int(x),
             Value::Str(s) => Naive::Str(s.to_owned()),
             Value::Floats(xs) => Naive::Floats(xs.to_vec()),
         }
@@ -75,6 +46,7 @@ impl Naive {
         match self {
             Naive::Bool(b) => f32::from(u8::from(*b)),
             Naive::Float(x) => *x,
+            Naive::Int(x) => *x as f32,
             Naive::Str(s) => s.len() as f32,
             Naive::Floats(xs) => xs.first().copied().unwrap_or(0.0),
         }
@@ -85,6 +57,7 @@ fn weigh(value: Value<'_>) -> f32 {
     match value {
         Value::Bool(b) => f32::from(u8::from(b)),
         Value::Float(x) => x,
+        Value::Int(x) => x as f32,
         Value::Str(s) => s.len() as f32,
         Value::Floats(xs) => xs.first().copied().unwrap_or(0.0),
     }
@@ -131,19 +104,6 @@ fn values(n: usize) -> [Vec<Value<'static>>; 2] {
             .map(|i| value_of(i, round, &mut text, &mut floats))
             .collect()
     })
-}
-
-/// A seeded shuffle of 0..n (xorshift), the order lookups and sets visit keys.
-fn order(n: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut state = 0x9e37_79b9_u32 ^ n as u32;
-    for i in (1..n).rev() {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        order.swap(i, state as usize % (i + 1));
-    }
-    order
 }
 
 fn build_data(names: &[(String, Key)], values: &[Value<'static>]) -> DataComponent {
@@ -288,6 +248,7 @@ fn report_heap(_: &mut Criterion) {
         let names = names(n);
         let [values, _] = values(n);
         let (data, sheet) = heap_of(|| build_data(&names, &values));
+        let data = data.bytes;
         let (packed, packed_sheet) = heap_of(|| {
             let mut sheet = build_data(&names, &values);
             sheet.shrink_to_fit();
@@ -295,6 +256,7 @@ fn report_heap(_: &mut Criterion) {
         });
         let (strings, string_map) = heap_of(|| build_string_map(&names, &values));
         let (hashes, u32_map) = heap_of(|| build_u32_map(&names, &values));
+        let (packed, strings, hashes) = (packed.bytes, strings.bytes, hashes.bytes);
         assert_eq!(data, sheet.capacity());
         assert_eq!(packed, packed_sheet.capacity());
         drop((sheet, packed_sheet, string_map, u32_map));

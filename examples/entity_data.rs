@@ -1,176 +1,163 @@
-//! Entities with character sheets: a `DataComponent` per entity, as a column
-//! of a derived allocator.
+//! Entities with character sheets: the data of a few thousand entities in
+//! one `DataMap`, keyed by the ids of a derived allocator.
 //!
-//! Each entity carries one `DataComponent` (its character sheet: name, stats,
-//! status effects, an inventory of weights), kept in one relocatable buffer.
-//! The example plays a few turns of changes, saves every sheet to a file as
-//! raw bytes, loads the file back into a new allocator and checks that every
-//! sheet came back identical.
+//! Every entity has a sheet (name, stats, level, status effects, an
+//! inventory of weights). All sheets live in **one** buffer of the
+//! `DataMap`, each growing and shrinking on its own. The example plays a
+//! few turns of changes, removes some entities, saves the whole map to a
+//! file in one write, reads it back in one read, checks that every sheet
+//! came back identical, and prints a few sheets with their keys named.
 //!
 //! Run it with `cargo run --example entity_data`.
 
-use std::collections::HashMap;
 use std::error::Error;
 use std::fs;
 
-use idtable::data::{DataComponent, Key, Value};
+use idtable::data::{DataError, DataMap, Key, KeyNames};
 use idtable::SoaAllocator;
 
-/// One entity: where it is, and its character sheet.
+/// One entity: where it is. Its sheet lives in the `DataMap`, under its id.
 #[derive(SoaAllocator, Clone, Debug, PartialEq)]
 pub struct Entity {
     pub pos: [f32; 2],
-    pub sheet: DataComponent,
 }
+
+const ENTITIES: usize = 4000;
 
 const NAME: Key = Key::new("name");
 const HEALTH: Key = Key::path(&["stats", "health"]);
 const MANA: Key = Key::path(&["stats", "mana"]);
+const LEVEL: Key = Key::new("level");
+const GOLD: Key = Key::new("gold");
 const DRUNK: Key = Key::path(&["status_effects", "drunk"]);
 const DELIRIOUS: Key = Key::path(&["status_effects", "delirious"]);
 const INVENTORY: Key = Key::new("inventory_weights");
 
-fn character_sheet(name: &str, health: f32) -> Result<DataComponent, idtable::data::DataError> {
-    let mut sheet = DataComponent::new();
-    sheet.set(NAME, name)?;
-    sheet.set(HEALTH, health)?;
-    sheet.set(MANA, 200.0_f32)?;
-    sheet.set(DRUNK, false)?;
-    sheet.set(INVENTORY, &[1.5_f32, 0.25][..])?;
-    Ok(sheet)
+/// The names of the keys above, for printing: keys are hashes, and the
+/// table turns them back into their paths.
+fn key_names() -> KeyNames {
+    let paths: [&[&str]; 8] = [
+        &["name"],
+        &["stats", "health"],
+        &["stats", "mana"],
+        &["level"],
+        &["gold"],
+        &["status_effects", "drunk"],
+        &["status_effects", "delirious"],
+        &["inventory_weights"],
+    ];
+    let names: KeyNames = paths.into_iter().collect();
+    for key in [NAME, HEALTH, MANA, LEVEL, GOLD, DRUNK, DELIRIOUS, INVENTORY] {
+        assert!(names.name(key).is_some(), "{key:?} has no name");
+    }
+    names
 }
 
-/// The saved form of a table: per entity, its id bits (`u64` LE), the
-/// sheet's byte length (`u32` LE), then the sheet's bytes as they are.
-fn save(entities: &EntityAllocator) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (id, entity) in entities.iter() {
-        let bytes = entity.sheet.as_bytes();
-        out.extend_from_slice(&id.to_bits().to_le_bytes());
-        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-        out.extend_from_slice(bytes);
-    }
-    out
-}
-
-/// Reads what `save` wrote: `(saved id bits, sheet)` per entity.
-fn load(mut bytes: &[u8]) -> Result<Vec<(u64, DataComponent)>, Box<dyn Error>> {
-    let mut sheets = Vec::new();
-    while !bytes.is_empty() {
-        let (id, rest) = bytes.split_at_checked(8).ok_or("truncated id")?;
-        let (len, rest) = rest.split_at_checked(4).ok_or("truncated length")?;
-        let len = u32::from_le_bytes(len.try_into()?) as usize;
-        let (sheet, rest) = rest.split_at_checked(len).ok_or("truncated sheet")?;
-        sheets.push((
-            u64::from_le_bytes(id.try_into()?),
-            DataComponent::from_bytes(sheet)?,
-        ));
-        bytes = rest;
-    }
-    Ok(sheets)
+fn new_sheet(sheets: &mut DataMap<EntityId>, id: EntityId, n: usize) -> Result<(), DataError> {
+    const NAMES: [&str; 6] = ["The One", "Trinity", "Morpheus", "Niobe", "Tank", "Dozer"];
+    sheets.set(
+        id,
+        NAME,
+        format!("{} #{n}", NAMES[n % NAMES.len()]).as_str(),
+    )?;
+    sheets.set(id, HEALTH, 100.0_f32)?;
+    sheets.set(id, MANA, 200.0_f32)?;
+    sheets.set(id, LEVEL, 1)?;
+    sheets.set(id, DRUNK, false)?;
+    sheets.set(id, INVENTORY, &[1.5_f32, 0.25])?;
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut entities = EntityAllocator::new();
-    let names = ["The One", "Trinity", "Morpheus", "Niobe", "Tank", "Dozer"];
-    let ids: Vec<EntityId> = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let sheet = character_sheet(name, 100.0 - 10.0 * i as f32)?;
-            Ok(entities.insert(Entity {
-                pos: [i as f32, 0.0],
-                sheet,
-            }))
-        })
-        .collect::<Result<_, idtable::data::DataError>>()?;
-    println!("{} entities with character sheets", entities.len());
-
-    // A few turns: damage, drinks, renames, growing inventories, a death.
-    for turn in 1..=5u32 {
-        for (id, entity) in entities.iter_mut() {
-            let sheet = entity.sheet;
-            let health = sheet.get_f32(HEALTH).unwrap_or(0.0) - 7.5;
-            sheet.set(HEALTH, health)?;
-            if turn % 2 == 0 {
-                sheet.set(DRUNK, true)?;
-                sheet.set(DELIRIOUS, turn == 4)?;
-            }
-            // The inventory grows by one item a turn: the array is rewritten
-            // in the buffer's payload area, which compacts when it fills up.
-            let mut weights = sheet.get_f32s(INVENTORY).unwrap_or(&[]).to_vec();
-            weights.push(turn as f32 * 0.5);
-            sheet.set(INVENTORY, &weights)?;
-            if id.index() % 3 == 0 {
-                // Strings change length too: "Niobe" -> "Niobe, level 5".
-                let name = sheet.get_str(NAME).unwrap_or("?");
-                let base = name.split(',').next().unwrap_or(name).to_string();
-                sheet.set(NAME, format!("{base}, level {turn}").as_str())?;
-            }
-            entity.pos[1] += 1.0;
-        }
+    let mut sheets: DataMap<EntityId> = DataMap::new();
+    for n in 0..ENTITIES {
+        let id = entities.insert(Entity {
+            pos: [n as f32, 0.0],
+        });
+        new_sheet(&mut sheets, id, n)?;
     }
-    let dead = ids[2];
-    let removed = entities.remove(dead).ok_or("entity 2 should be alive")?;
     println!(
-        "removed {:?} ({}); its id is now stale: {}",
-        dead,
-        removed.sheet.get_str(NAME).unwrap_or("?"),
-        !entities.contains(dead)
+        "{} entities with character sheets in one buffer of {} bytes",
+        sheets.len(),
+        sheets.as_bytes().len()
     );
 
-    for (id, entity) in entities.iter() {
-        let sheet = entity.sheet;
-        println!(
-            "  {:?}: {:<18} health {:>5.1}  drunk {:<5}  items {}  ({} keys, {} bytes)",
-            id,
-            sheet.get_str(NAME).unwrap_or("?"),
-            sheet.get_f32(HEALTH).unwrap_or(f32::NAN),
-            sheet.get_bool(DRUNK).unwrap_or(false),
-            sheet.get_f32s(INVENTORY).map_or(0, <[f32]>::len),
-            sheet.len(),
-            sheet.capacity(),
-        );
+    // A few turns: damage, levels and gold (integers), drinks, growing
+    // inventories, renames; each sheet grows on its own inside the buffer.
+    let ids: Vec<EntityId> = entities.ids().to_vec();
+    for turn in 1..=5_u8 {
+        for (n, &id) in ids.iter().enumerate() {
+            let health = sheets.get_f32(id, HEALTH).unwrap_or(0.0) - 7.5;
+            sheets.set(id, HEALTH, health)?;
+            if n % 4 == usize::from(turn) % 4 {
+                let level = sheets.get_i32(id, LEVEL).unwrap_or(0);
+                sheets.set(id, LEVEL, level + 1)?;
+                sheets.set(id, GOLD, (n as i32) * 10 + i32::from(turn))?;
+            }
+            if turn % 2 == 0 {
+                sheets.set(id, DRUNK, true)?;
+                sheets.set(id, DELIRIOUS, turn == 4)?;
+            }
+            if n % 3 == 0 {
+                let mut weights = sheets.get_f32s(id, INVENTORY).unwrap_or(&[]).to_vec();
+                weights.push(f32::from(turn) * 0.5);
+                sheets.set(id, INVENTORY, &weights)?;
+            }
+            if n % 7 == 0 && turn == 5 {
+                sheets.remove_key(id, DELIRIOUS);
+            }
+        }
     }
 
-    // Save every sheet as raw bytes, then load them into a new table.
+    // Deaths: every tenth entity leaves the table and the map; its id is
+    // then stale, and a newcomer in its slot starts with an empty sheet.
+    for &id in ids.iter().step_by(10) {
+        entities.remove(id);
+        sheets.remove(id);
+    }
+    let newcomer = entities.insert(Entity { pos: [0.0; 2] });
+    assert_eq!(newcomer.index(), ids[0].index(), "the slot is reused");
+    assert!(sheets.entity(newcomer).is_none() && sheets.entity(ids[0]).is_none());
+    new_sheet(&mut sheets, newcomer, ENTITIES)?;
+    println!(
+        "after 5 turns and {} deaths: {} sheets, {} bytes",
+        ids.len().div_ceil(10),
+        sheets.len(),
+        sheets.as_bytes().len()
+    );
+
+    // Save the whole map in one write, read it back in one read.
     let path = std::env::temp_dir().join(format!("idtable-entity-data-{}.bin", std::process::id()));
-    let saved = save(&entities);
-    fs::write(&path, &saved)?;
+    sheets.shrink_to_fit(); // leave the holes out of the file
+    fs::write(&path, sheets.as_bytes())?;
     let read_back = fs::read(&path)?;
     fs::remove_file(&path)?;
+    let reloaded = DataMap::<EntityId>::from_bytes(&read_back)?;
     println!(
-        "saved {} entities in {} bytes, read them back",
-        entities.len(),
+        "saved {} sheets in {} bytes, read them back",
+        reloaded.len(),
         read_back.len()
     );
 
-    let mut reloaded = EntityAllocator::new();
-    let mut new_id_of: HashMap<u64, EntityId> = HashMap::new();
-    for (old_bits, sheet) in load(&read_back)? {
-        let new_id = reloaded.insert(Entity {
-            pos: [0.0; 2],
-            sheet,
-        });
-        new_id_of.insert(old_bits, new_id);
-    }
-
     // Every sheet came back identical, key by key and byte for byte.
-    assert_eq!(reloaded.len(), entities.len());
-    for (id, entity) in entities.iter() {
-        let copy = reloaded
-            .get(new_id_of[&id.to_bits()])
-            .ok_or("a saved entity did not come back")?;
-        assert_eq!(copy.sheet, entity.sheet);
-        assert_eq!(copy.sheet.as_bytes(), entity.sheet.as_bytes());
-        for (key, value) in entity.sheet.iter() {
-            assert_eq!(copy.sheet.get(key), Some(value));
-        }
+    assert_eq!(reloaded, sheets);
+    assert_eq!(reloaded.as_bytes(), sheets.as_bytes());
+    for (id, sheet) in &sheets {
+        assert!(entities.contains(id));
+        assert_eq!(reloaded.entity(id), Some(sheet));
     }
-    let one = reloaded
-        .get(new_id_of[&ids[0].to_bits()])
-        .ok_or("missing")?;
-    assert!(matches!(one.sheet.get(HEALTH), Some(Value::Float(h)) if h == 100.0 - 5.0 * 7.5));
+    assert_eq!(
+        reloaded.get_f32(ids[1], HEALTH),
+        Some(100.0 - 5.0 * 7.5),
+        "five turns of damage"
+    );
+
+    let names = key_names();
+    for &id in [ids[1], ids[3], newcomer].iter() {
+        let sheet = reloaded.entity(id).ok_or("a sheet did not come back")?;
+        println!("  {id:?}: {:?}", names.debug(sheet));
+    }
     println!("all {} sheets reloaded identical", reloaded.len());
     Ok(())
 }

@@ -428,7 +428,7 @@
 //! Some data does not fit a fixed struct: a character sheet with a name,
 //! stats, status effects and an inventory, different for every entity. A
 //! [`DataComponent`](data::DataComponent) holds such key/value data (bools,
-//! `f32`s, strings, `f32` arrays; nested names flattened into
+//! `f32`s, `i32`s, strings, `f32` arrays; nested names flattened into
 //! [`Key`](data::Key) paths) in one contiguous buffer of little-endian words
 //! without pointers. Put one in a field and every entity has its own sheet,
 //! in a column like any other:
@@ -487,11 +487,53 @@
 //! ```
 //!
 //! The byte format and the key hash are fixed and documented in
-//! [`data`], so saved sheets load on every platform and version. To save a
-//! whole allocator, write each entity's id bits (`id.to_bits()`) next to its
-//! sheet's bytes; the `entity_data` example in the repository does that,
-//! through a file (`cargo run --example entity_data`). With the `serde`
-//! feature, the allocator saves whole, sheets included (next section).
+//! [`data`], so saved sheets load on every platform and version. With the
+//! `serde` feature, the allocator saves whole, sheets included (next
+//! section).
+//!
+//! A sheet per entity is one allocation per entity. For thousands of
+//! entities, a [`DataMap`](data::DataMap) keyed by their ids keeps every
+//! sheet in **one** buffer, each growing and shrinking on its own, with the
+//! same getters; its bytes are the saved form of all of them, written and
+//! read in one go (the `entity_data` example does that through a file:
+//! `cargo run --example entity_data`):
+//!
+//! ```
+//! use idtable::data::{DataError, DataMap, Key, KeyNames};
+//! use idtable::SoaAllocator;
+//!
+//! #[derive(SoaAllocator)]
+//! pub struct Unit {
+//!     pub pos: [f32; 2],
+//! }
+//!
+//! const HEALTH: Key = Key::path(&["stats", "health"]);
+//! let mut units = UnitAllocator::new();
+//! let mut sheets: DataMap<UnitId> = DataMap::new();
+//! for i in 0..100 {
+//!     let u = units.insert(Unit { pos: [i as f32, 0.0] });
+//!     sheets.set(u, HEALTH, 100.0_f32)?;
+//!     sheets.set(u, "level", 1 + i % 10)?; // integers: Value::Int
+//! }
+//! let u = units.ids()[7];
+//! sheets.set(u, "name", "Innkeeper")?;
+//! assert_eq!(sheets.entity(u).unwrap().len(), 3);
+//!
+//! let saved = sheets.as_bytes().to_vec();
+//! let loaded = DataMap::<UnitId>::from_bytes(&saved)?;
+//! assert_eq!(loaded.get_i32(u, "level"), Some(8));
+//!
+//! // Stale ids find nothing, even when the table reuses the slot.
+//! units.remove(u);
+//! let newcomer = units.insert(Unit { pos: [0.0; 2] });
+//! assert_eq!(sheets.get_str(newcomer, "name"), None);
+//!
+//! // Keys are hashes; a KeyNames table shows them by name.
+//! let names = KeyNames::new().with(&["stats", "health"]).with(&["level"]).with(&["name"]);
+//! let shown = format!("{:?}", names.debug(loaded.entity(u).unwrap()));
+//! assert!(shown.contains("stats.health: Float(100.0)"), "{shown}");
+//! # Ok::<(), DataError>(())
+//! ```
 //!
 //! # Saving and loading (serde)
 //!

@@ -4,6 +4,9 @@
 use idtable_runtime::data::{DataComponent, DataError, Key, Value};
 use proptest::prelude::*;
 
+mod support;
+use support::single_byte_corruptions;
+
 /// A sheet that exercises every part of the format: all four types, empty
 /// payloads, string padding, a hole left by an overwrite, and free space.
 fn sample() -> DataComponent {
@@ -20,6 +23,7 @@ fn sample() -> DataComponent {
     sheet.set("title", "").unwrap();
     sheet.set("path", &[] as &[f32]).unwrap();
     sheet.set("motto", "héllo").unwrap();
+    sheet.set("level", -12).unwrap();
     // Grow an older string out of its slot: leaves a zeroed hole.
     sheet
         .set("name", "The One, now with a longer name")
@@ -39,6 +43,7 @@ fn exercise(sheet: &DataComponent) {
             Value::Floats(xs) => assert_eq!(sheet.get_f32s(key).map(<[f32]>::len), Some(xs.len())),
             Value::Bool(b) => assert_eq!(sheet.get_bool(key), Some(b)),
             Value::Float(_) => assert!(sheet.get_f32(key).is_some()),
+            Value::Int(x) => assert_eq!(sheet.get_i32(key), Some(x)),
         }
     }
     assert_eq!(count, sheet.len());
@@ -74,7 +79,16 @@ fn load_or_error(bytes: &[u8]) -> Result<DataComponent, DataError> {
     let result = DataComponent::from_bytes(bytes);
     match &result {
         Ok(sheet) => {
-            assert_eq!(sheet.as_bytes(), bytes, "load then save changed the bytes");
+            // Version 1 loads as version 2: only byte 0 changes.
+            let mut expected = bytes.to_vec();
+            if expected[0] == 1 {
+                expected[0] = 2;
+            }
+            assert_eq!(
+                sheet.as_bytes(),
+                expected,
+                "load then save changed the bytes"
+            );
             exercise(sheet);
         }
         Err(err) => assert!(!err.to_string().is_empty()),
@@ -131,7 +145,7 @@ fn bytes_layout_matches_the_documented_table() {
     sheet.shrink_to_fit();
     let name = Key::new("name").to_hash().to_le_bytes();
     let hp = Key::new("hp").to_hash().to_le_bytes();
-    let mut expected = vec![1, 0, 2, 0, 28, 0, 36, 0]; // version, n = 2, P = 28, L = 36
+    let mut expected = vec![2, 0, 2, 0, 28, 0, 36, 0]; // version, n = 2, P = 28, L = 36
     expected.extend(name);
     expected.extend(hp);
     expected.extend([28, 0, 7, 0]); // string at 28, 7 bytes
@@ -160,31 +174,13 @@ fn every_truncation_is_an_error() {
 fn every_single_byte_corruption_loads_cleanly_or_errors() {
     let mut packed = sample();
     packed.shrink_to_fit();
-    let mut loaded = 0;
-    let mut rejected = 0;
+    let (mut loaded, mut rejected) = (0, 0);
     for saved in [sample().as_bytes().to_vec(), packed.as_bytes().to_vec()] {
         // Under Miri, a sample of positions (every byte takes minutes there).
         let step = if cfg!(miri) { 11 } else { 1 };
-        for at in (0..saved.len()).step_by(step) {
-            let original = saved[at];
-            for byte in [
-                0x00,
-                0xFF,
-                original ^ 0x01,
-                original ^ 0x80,
-                original ^ 0x10,
-            ] {
-                if byte == original {
-                    continue;
-                }
-                let mut corrupt = saved.clone();
-                corrupt[at] = byte;
-                match load_or_error(&corrupt) {
-                    Ok(_) => loaded += 1,
-                    Err(_) => rejected += 1,
-                }
-            }
-        }
+        let (ok, refused) = single_byte_corruptions(&saved, step, |b| load_or_error(b).map(drop));
+        loaded += ok;
+        rejected += refused;
     }
     // Float bits and key hashes can take any value; most other bytes cannot.
     assert!(
@@ -223,11 +219,15 @@ fn each_kind_of_corruption_is_named_by_its_error() {
         (ok[..38].to_vec(), DataError::BadLength { len: 38 }),
         (vec![0; 65_536], DataError::BadLength { len: 65_536 }),
         (
-            with_word(&ok, 0, 0x0002_0002),
-            DataError::UnsupportedVersion { version: 2 },
+            with_word(&ok, 0, 0x0002_0003),
+            DataError::UnsupportedVersion { version: 3 },
         ),
         (
-            with_word(&ok, 0, 0x0002_0101),
+            with_word(&ok, 0, 0x0002_0000),
+            DataError::UnsupportedVersion { version: 0 },
+        ),
+        (
+            with_word(&ok, 0, 0x0002_0102),
             DataError::NonZeroUnused { offset: 1, byte: 1 },
         ),
         (
@@ -245,14 +245,19 @@ fn each_kind_of_corruption_is_named_by_its_error() {
             },
         ),
         (
-            with_word(&ok, 0, 0x0003_0001),
+            with_word(&ok, 0, 0x0003_0002),
             DataError::BadPayloadStart {
                 payload_start: 28,
                 header_end: 36,
             },
         ),
         (
-            with_word(&ok, 24, 0x0000_0503),
+            with_word(&ok, 24, 0x0000_0603),
+            DataError::BadType { index: 1, tag: 6 },
+        ),
+        (
+            // Integers (tag 5) do not exist in version 1.
+            with_word(&with_word(&ok, 0, 0x0002_0001), 24, 0x0000_0503),
             DataError::BadType { index: 1, tag: 5 },
         ),
         (
@@ -349,12 +354,13 @@ proptest! {
 
     #[test]
     fn random_bytes_behind_a_plausible_header_never_panic(
+        version in 1_u8..=2,
         count in 0_u16..12,
         payload_start in 0_u16..120,
         rest in prop::collection::vec(any::<u8>(), 0..120),
     ) {
         let len = (8 + rest.len()) / 4 * 4;
-        let mut bytes = vec![1, 0];
+        let mut bytes = vec![version, 0];
         bytes.extend(count.to_le_bytes());
         bytes.extend((payload_start & !3).to_le_bytes());
         bytes.extend((len as u16).to_le_bytes());
@@ -373,5 +379,40 @@ proptest! {
             bytes[i] = byte;
         }
         let _ = load_or_error(&bytes);
+    }
+}
+
+/// A version-1 saved sheet: the sample without integers, version byte 1.
+fn version_1_bytes() -> Vec<u8> {
+    let mut sheet = sample();
+    assert!(sheet.remove("level"));
+    let mut bytes = sheet.as_bytes().to_vec();
+    assert_eq!(bytes[0], 2);
+    bytes[0] = 1;
+    bytes
+}
+
+#[test]
+fn version_1_bytes_load_and_save_as_version_2_with_only_byte_0_changed() {
+    let old = version_1_bytes();
+    let loaded = DataComponent::from_bytes(&old).unwrap();
+    assert_eq!(loaded.get_str("motto"), Some("héllo"));
+    assert_eq!(loaded.get_f32s("color"), Some(&[0.0, 0.5, 0.5, 0.7][..]));
+    let saved = loaded.as_bytes();
+    assert_eq!(saved[0], 2);
+    assert_eq!(saved[1..], old[1..]);
+    // And the upgraded component takes integers like any other.
+    let mut edited = loaded.clone();
+    edited.set("level", 3).unwrap();
+    assert_eq!(edited.get_i32("level"), Some(3));
+    let again = DataComponent::from_bytes(edited.as_bytes()).unwrap();
+    assert_eq!(again.as_bytes(), edited.as_bytes());
+}
+
+#[test]
+fn every_truncation_of_version_1_bytes_is_an_error() {
+    let old = version_1_bytes();
+    for len in 0..old.len() {
+        assert!(load_or_error(&old[..len]).is_err(), "length {len}");
     }
 }

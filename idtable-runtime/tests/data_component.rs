@@ -60,7 +60,7 @@ fn new_and_default_allocate_nothing() {
     assert_eq!(sheet.capacity(), 0);
     assert!(sheet.is_empty());
     assert_eq!(sheet.iter().next(), None);
-    assert_eq!(sheet.as_bytes(), &[1, 0, 0, 0, 8, 0, 8, 0]);
+    assert_eq!(sheet.as_bytes(), &[2, 0, 0, 0, 8, 0, 8, 0]);
     assert_valid(&sheet);
 }
 
@@ -380,4 +380,49 @@ fn too_large_strings_and_too_many_keys_are_errors_not_panics() {
         Some((count / 2) as f32)
     );
     assert_valid(&many);
+}
+
+#[test]
+fn integers_are_stored_in_the_value_word_and_read_only_as_integers() {
+    let mut sheet = DataComponent::new();
+    for (key, x) in [
+        ("level", 7),
+        ("gold", i32::MAX),
+        ("debt", i32::MIN),
+        ("zero", 0),
+    ] {
+        sheet.set(key, x).unwrap();
+    }
+    sheet.set("ratio", 7.0_f32).unwrap();
+    assert_eq!(sheet.get("level"), Some(Value::Int(7)));
+    assert_eq!(sheet.get_i32("gold"), Some(i32::MAX));
+    assert_eq!(sheet.get_i32("debt"), Some(i32::MIN));
+    assert_eq!(sheet.get_i32("zero"), Some(0));
+    // An integer is not a float and a float is not an integer.
+    assert_eq!(sheet.get_f32("level"), None);
+    assert_eq!(sheet.get_bool("zero"), None);
+    assert_eq!(sheet.get_i32("ratio"), None);
+    // No payload: five entries of value words only.
+    sheet.shrink_to_fit();
+    assert_eq!(sheet.capacity(), idtable_runtime::data::header_bytes(5));
+    // Changing type to and from an integer keeps the others.
+    sheet.set("level", "seven").unwrap();
+    sheet.set("ratio", -1).unwrap();
+    assert_eq!(sheet.get_str("level"), Some("seven"));
+    assert_eq!(sheet.get_i32("ratio"), Some(-1));
+    assert_eq!(sheet.get_i32("gold"), Some(i32::MAX));
+    let loaded = DataComponent::from_bytes(sheet.as_bytes()).unwrap();
+    assert_eq!(loaded, sheet);
+    assert_eq!(loaded.get("debt"), Some(Value::Int(i32::MIN)));
+}
+
+#[test]
+fn an_integer_saves_as_tag_5_and_its_twos_complement_word() {
+    let mut sheet = DataComponent::new();
+    sheet.set("n", -2).unwrap();
+    sheet.shrink_to_fit();
+    let bytes = sheet.as_bytes();
+    assert_eq!(bytes[0], 2, "format version");
+    assert_eq!(&bytes[12..16], &(-2_i32).to_le_bytes());
+    assert_eq!(bytes[16], 5, "tag");
 }

@@ -2,41 +2,11 @@
 
 use std::collections::HashMap;
 
-use idtable_runtime::data::{DataComponent, Key, Value};
+use idtable_runtime::data::{DataComponent, Key};
 use proptest::prelude::*;
 
-/// An owned `Value`; floats compare by bits so NaN behaves.
-#[derive(Clone, Debug)]
-enum OwnedValue {
-    Bool(bool),
-    Float(f32),
-    Str(String),
-    Floats(Vec<f32>),
-}
-
-impl OwnedValue {
-    fn as_value(&self) -> Value<'_> {
-        match self {
-            OwnedValue::Bool(b) => Value::Bool(*b),
-            OwnedValue::Float(x) => Value::Float(*x),
-            OwnedValue::Str(s) => Value::Str(s),
-            OwnedValue::Floats(xs) => Value::Floats(xs),
-        }
-    }
-
-    fn matches(&self, value: Value<'_>) -> bool {
-        match (self, value) {
-            (OwnedValue::Bool(a), Value::Bool(b)) => *a == b,
-            (OwnedValue::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
-            (OwnedValue::Str(a), Value::Str(b)) => a == b,
-            (OwnedValue::Floats(a), Value::Floats(b)) => a
-                .iter()
-                .map(|x| x.to_bits())
-                .eq(b.iter().map(|x| x.to_bits())),
-            _ => false,
-        }
-    }
-}
+mod support;
+use support::{value, OwnedValue};
 
 /// A small pool so that sets often overwrite and removes often hit.
 const POOL: [Key; 8] = [
@@ -59,18 +29,9 @@ enum Op {
     SaveLoad,
 }
 
-fn value() -> impl Strategy<Value = OwnedValue> {
-    prop_oneof![
-        any::<bool>().prop_map(OwnedValue::Bool),
-        any::<f32>().prop_map(OwnedValue::Float),
-        ".{0,24}".prop_map(OwnedValue::Str),
-        prop::collection::vec(any::<f32>(), 0..24).prop_map(OwnedValue::Floats),
-    ]
-}
-
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        12 => (0..POOL.len(), value()).prop_map(|(k, v)| Op::Set(k, v)),
+        12 => (0..POOL.len(), value(24)).prop_map(|(k, v)| Op::Set(k, v)),
         4 => (0..POOL.len()).prop_map(Op::Remove),
         1 => Just(Op::Clear),
         1 => Just(Op::ShrinkToFit),

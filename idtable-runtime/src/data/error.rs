@@ -1,15 +1,19 @@
 //! [`DataError`]: what can go wrong when setting values or loading bytes.
 
+use alloc::boxed::Box;
 use core::fmt;
 
 use super::format::MAX_BYTES;
 use super::key::Key;
 
-/// Why a [`DataComponent`](super::DataComponent) operation failed.
+/// Why a [`DataComponent`](super::DataComponent) or
+/// [`DataMap`](super::DataMap) operation failed.
 ///
-/// `TooLarge` comes from [`set`](super::DataComponent::set); every other variant
-/// comes from [`from_bytes`](super::DataComponent::from_bytes) and says what was
-/// wrong in the bytes. Offsets are byte offsets into the loaded slice.
+/// `TooLarge` comes from `set`; `StaleId`, `IdOutOfRange` and `MapTooLarge`
+/// from a map's `set` and `insert`; every other variant comes from
+/// `from_bytes` and says what was wrong in the bytes. Offsets are byte
+/// offsets into the loaded slice (for `BadEntity`'s inner error, into the
+/// entity's block).
 ///
 /// ```
 /// use idtable::data::{DataComponent, DataError};
@@ -39,7 +43,8 @@ pub enum DataError {
         /// Length of the input.
         len: usize,
     },
-    /// The format version byte (offset 0) is not one this crate reads.
+    /// The format version byte (offset 0; for a map's block, offset 0 of the
+    /// block) is not one this crate reads.
     UnsupportedVersion {
         /// The version found.
         version: u8,
@@ -59,7 +64,8 @@ pub enum DataError {
         /// Where the entry arrays end, from the entry count.
         header_end: usize,
     },
-    /// An entry's type tag is not one of the four value types.
+    /// An entry's type tag is not one of the value types of the buffer's
+    /// format version (integers, tag 5, need version 2).
     BadType {
         /// Entry index.
         index: usize,
@@ -108,6 +114,59 @@ pub enum DataError {
         /// The byte found.
         byte: u8,
     },
+    /// A map's entry is for an older id than the one the map holds for that
+    /// slot index (the id's object was removed from its table, and the slot
+    /// reused): the map keeps the newer entity's data.
+    StaleId {
+        /// The slot index of the id.
+        index: usize,
+    },
+    /// An id's slot index is beyond what a map indexes (`u32::MAX`).
+    IdOutOfRange {
+        /// The slot index of the id.
+        index: usize,
+    },
+    /// A map's buffer would pass 2³² words (16 GiB), beyond its 32-bit offsets.
+    MapTooLarge {
+        /// Words the buffer would need.
+        words: usize,
+    },
+    /// Saved map bytes were written for another id type: ids of another
+    /// width or with another number of index bits.
+    IdLayoutMismatch {
+        /// Words per id in the bytes.
+        id_words: u8,
+        /// Index bits in the bytes.
+        index_bits: u8,
+    },
+    /// The entity count in a map's header differs from the entities found.
+    EntityCountMismatch {
+        /// The count the header records.
+        declared: usize,
+        /// The entities found.
+        found: usize,
+    },
+    /// An entity's block in a map is not a valid
+    /// [`DataComponent`](super::DataComponent) buffer of the current version.
+    BadEntity {
+        /// Byte offset of the block in the map's bytes.
+        offset: usize,
+        /// What is wrong with the block (offsets within the block).
+        error: Box<DataError>,
+    },
+    /// An entity's id in a map has generation 0 or a slot index past
+    /// `u32::MAX`, or does not fit before the end.
+    BadId {
+        /// Byte offset of the id.
+        offset: usize,
+    },
+    /// Two entities of a map have ids with the same slot index.
+    DuplicateId {
+        /// Byte offset of the second one's id.
+        offset: usize,
+        /// The slot index.
+        index: usize,
+    },
 }
 
 impl fmt::Display for DataError {
@@ -139,7 +198,8 @@ impl fmt::Display for DataError {
             ),
             DataError::UnsupportedVersion { version } => write!(
                 f,
-                "DataComponent bytes have format version {version}, only version 1 is supported"
+                "data bytes have format version {version}, which idtable does not read \
+                 (a DataComponent is version 1 or 2, a DataMap version 1)"
             ),
             DataError::LengthMismatch { declared, actual } => write!(
                 f,
@@ -182,6 +242,44 @@ impl fmt::Display for DataError {
                 f,
                 "DataComponent byte {offset} is unused (reserved, padding or free) \
                  and must be 0, found {byte:#04x}"
+            ),
+            DataError::StaleId { index } => write!(
+                f,
+                "the DataMap holds a newer id for slot index {index}: the id is stale"
+            ),
+            DataError::IdOutOfRange { index } => write!(
+                f,
+                "slot index {index} is past the largest a DataMap indexes, {}",
+                u32::MAX
+            ),
+            DataError::MapTooLarge { words } => write!(
+                f,
+                "the DataMap's buffer would need {words} words, more than its 32-bit offsets reach"
+            ),
+            DataError::IdLayoutMismatch {
+                id_words,
+                index_bits,
+            } => write!(
+                f,
+                "DataMap bytes hold ids of {id_words} words with {index_bits} index bits, \
+                 not ids of the map's type"
+            ),
+            DataError::EntityCountMismatch { declared, found } => write!(
+                f,
+                "DataMap header records {declared} entities but {found} were found"
+            ),
+            DataError::BadEntity { offset, ref error } => {
+                write!(f, "DataMap entity at byte {offset}: {error}")
+            }
+            DataError::BadId { offset } => write!(
+                f,
+                "DataMap id at byte {offset} has generation 0, a slot index past {}, \
+                 or runs past the end",
+                u32::MAX
+            ),
+            DataError::DuplicateId { offset, index } => write!(
+                f,
+                "DataMap id at byte {offset} has slot index {index}, like an earlier entity's"
             ),
         }
     }

@@ -42,11 +42,14 @@ pub const fn header_bytes(entries: usize) -> usize {
 /// Words of the fixed header (version and count; payload start and length).
 pub(crate) const FIXED_WORDS: usize = 2;
 /// The format version written at byte 0.
-pub(crate) const VERSION: u8 = 1;
+pub(crate) const VERSION: u8 = 2;
+/// The oldest version [`DataComponent::from_bytes`](super::DataComponent::from_bytes)
+/// reads: version 1 is version 2 without [`Tag::Int`], and loads as version 2.
+pub(crate) const OLDEST_VERSION: u8 = 1;
 /// The largest buffer, in words.
 pub(crate) const MAX_WORDS: usize = MAX_BYTES / 4;
 
-/// The saved form of a component that has never allocated: version 1, no
+/// The saved form of a component that has never allocated: version 2, no
 /// entries, payload start 8, length 8.
 pub(crate) const EMPTY_BYTES: [u8; 8] = [VERSION, 0, 0, 0, 8, 0, 8, 0];
 
@@ -76,6 +79,34 @@ pub(crate) const fn fixed_word1(payload_start_words: usize, len_words: usize) ->
     (payload_start_words * 4) as u32 | ((len_words * 4) as u32) << 16
 }
 
+/// Length in words of a buffer whose header word 1 is `word1`.
+pub(crate) const fn len_words(word1: u32) -> usize {
+    (word1 >> 16) as usize / 4
+}
+
+/// The format version of a [`DataMap`](super::DataMap)'s buffer, at byte 0.
+pub(crate) const MAP_VERSION: u8 = 1;
+/// Words of a [`DataMap`](super::DataMap)'s header (layout word; entity
+/// count).
+pub(crate) const MAP_HEADER_WORDS: usize = 2;
+
+/// Words an id of `id_bits` bits takes in a map's buffer.
+pub(crate) const fn id_words(id_bits: u32) -> usize {
+    id_bits.div_ceil(32) as usize
+}
+
+/// A map's header word 0: version, id words, index bits, a zero byte.
+pub(crate) const fn map_word0(id_bits: u32, index_bits: u32) -> u32 {
+    MAP_VERSION as u32 | (id_words(id_bits) as u32) << 8 | index_bits << 16
+}
+
+/// The saved form of an empty map whose ids have `id_bits` bits, of which
+/// `index_bits` are the index.
+pub(crate) const fn empty_map_bytes(id_bits: u32, index_bits: u32) -> [u8; 8] {
+    let w = map_word0(id_bits, index_bits).to_le_bytes();
+    [w[0], w[1], w[2], w[3], 0, 0, 0, 0]
+}
+
 /// The type tag of an entry: one byte per entry in the header. Each value
 /// type is described here once: its tag byte, the length its value word
 /// records, and the payload that length takes.
@@ -90,9 +121,20 @@ pub(crate) enum Tag {
     Str = 3,
     /// `Value::Floats`: the value word is a slot of that many `f32`s.
     Floats = 4,
+    /// `Value::Int`: the value word is the `i32`'s two's-complement bits
+    /// (format version 2 on).
+    Int = 5,
 }
 
 impl Tag {
+    /// Whether a buffer of format `version` may hold this tag.
+    pub(crate) const fn in_version(self, version: u8) -> bool {
+        match self {
+            Tag::Int => version >= 2,
+            Tag::Bool | Tag::Float | Tag::Str | Tag::Floats => true,
+        }
+    }
+
     /// The tag a saved byte names, if any.
     #[inline(always)]
     pub(crate) const fn from_byte(byte: u8) -> Option<Tag> {
@@ -101,6 +143,7 @@ impl Tag {
             2 => Some(Tag::Float),
             3 => Some(Tag::Str),
             4 => Some(Tag::Floats),
+            5 => Some(Tag::Int),
             _ => None,
         }
     }
@@ -117,6 +160,7 @@ impl Tag {
         match value {
             Value::Bool(_) => (Tag::Bool, 0),
             Value::Float(_) => (Tag::Float, 0),
+            Value::Int(_) => (Tag::Int, 0),
             Value::Str(s) => (Tag::Str, s.len()),
             Value::Floats(xs) => (Tag::Floats, xs.len()),
         }
@@ -129,7 +173,7 @@ impl Tag {
         match self {
             Tag::Str => len,
             Tag::Floats => len * 4,
-            Tag::Bool | Tag::Float => 0,
+            Tag::Bool | Tag::Float | Tag::Int => 0,
         }
     }
 
@@ -149,7 +193,7 @@ mod tests {
         for byte in 0..=u8::MAX {
             match Tag::from_byte(byte) {
                 Some(tag) => assert_eq!(tag.byte(), byte),
-                None => assert!(byte == 0 || byte > 4),
+                None => assert!(byte == 0 || byte > 5),
             }
         }
         let values = [
@@ -157,6 +201,7 @@ mod tests {
             Value::Float(1.0),
             Value::Str("abcde"),
             Value::Floats(&[1.0, 2.0]),
+            Value::Int(-7),
         ];
         let words: Vec<usize> = values
             .iter()
@@ -166,6 +211,8 @@ mod tests {
                 tag.payload_words(len)
             })
             .collect();
-        assert_eq!(words, [0, 0, 2, 2]);
+        assert_eq!(words, [0, 0, 2, 2, 0]);
+        assert!(!Tag::Int.in_version(1) && Tag::Int.in_version(2));
+        assert!(Tag::Floats.in_version(1));
     }
 }

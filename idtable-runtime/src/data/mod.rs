@@ -15,10 +15,12 @@
 //! sheet.set("name", "The One")?;
 //! sheet.set(HEALTH, 100.0_f32)?;
 //! sheet.set(Key::path(&["stats", "mana"]), 200.0_f32)?;
+//! sheet.set("level", 7)?;
 //! sheet.set(Key::new("status_effects").join("drunk"), true)?;
 //! sheet.set(Key::new("status_effects").join("delirious"), true)?;
 //! assert_eq!(sheet.get(HEALTH), Some(Value::Float(100.0)));
 //! assert_eq!(sheet.get_f32(HEALTH), Some(100.0));
+//! assert_eq!(sheet.get_i32("level"), Some(7));
 //! assert!(sheet.remove("name"));
 //!
 //! let saved: Vec<u8> = sheet.as_bytes().to_vec();
@@ -51,19 +53,19 @@
 //!
 //! # Byte format
 //!
-//! Version 1. All fields are little-endian; the buffer is a whole number of
+//! Version 2. All fields are little-endian; the buffer is a whole number of
 //! 4-byte words and 4-aligned in memory. With `n` entries:
 //!
 //! | bytes | type | field |
 //! | --- | --- | --- |
-//! | `0` | `u8` | format version, `1` |
+//! | `0` | `u8` | format version, `2` |
 //! | `1` | `u8` | reserved, `0` |
 //! | `2..4` | `u16` | `n`, the number of entries |
 //! | `4..6` | `u16` | `P`, byte offset where the payload area starts; multiple of 4 |
 //! | `6..8` | `u16` | `L`, the total length in bytes (= capacity); multiple of 4, at most [`MAX_BYTES`] |
 //! | `8 .. 8+4n` | `u32` × n | keys ([`Key::to_hash`]), all different |
 //! | `8+4n .. 8+8n` | `u32` × n | value words (below) |
-//! | `8+8n .. 8+9n` | `u8` × n | type tags: `1` bool, `2` float, `3` string, `4` float array |
+//! | `8+8n .. 8+9n` | `u8` × n | type tags: `1` bool, `2` float, `3` string, `4` float array, `5` integer |
 //! | `8+9n .. H` | | zero padding to `H = 8 + 8n + 4·⌈n/4⌉`, the end of the entry arrays |
 //! | `H .. P` | | free space, zero |
 //! | `P .. L` | | payload area: strings and float arrays, each starting on a multiple of 4; the bytes between them (padding after a string, holes left by overwritten values) are zero |
@@ -77,6 +79,7 @@
 //! | `2` | float | the `f32`'s bits |
 //! | `3` | string | bits 0–15: byte offset of the UTF-8 bytes; bits 16–31: length in bytes |
 //! | `4` | float array | bits 0–15: byte offset of the `f32`s; bits 16–31: number of floats |
+//! | `5` | integer | the `i32`'s two's-complement bits |
 //!
 //! An empty string or array has offset `0` and takes no payload. Limits: the
 //! whole buffer is at most [`MAX_BYTES`] (65 532) bytes, which bounds every
@@ -90,12 +93,117 @@
 //! payloads packed at the back (holes reclaimed), at double the size unless the
 //! packed contents leave a quarter of the current size free.
 //!
+//! **Version 1** is the same layout without integers (tag `5` is an error in
+//! it). [`DataComponent::from_bytes`] still reads it, as version 2: saving a
+//! component loaded from version-1 bytes gives those bytes with byte 0 set to
+//! `2`, every other byte unchanged. All other versions are refused.
+//!
 //! [`DataComponent::as_bytes`] is the buffer itself, free space included
 //! ([`DataComponent::shrink_to_fit`] squeezes it out before saving). The
-//! unallocated empty component saves as the 8-byte header `01 00 00 00 08 00 08
+//! unallocated empty component saves as the 8-byte header `02 00 00 00 08 00 08
 //! 00`. [`DataComponent::from_bytes`] accepts exactly the byte strings this table
 //! describes (from any address: it copies into aligned storage) and keeps them
-//! as they are, so saving a loaded component gives identical bytes.
+//! as they are, so saving a loaded version-2 component gives identical bytes.
+//!
+//! # Many entities in one buffer: `DataMap`
+//!
+//! A game has thousands of entities, each with a little data; a
+//! [`DataComponent`] each would be thousands of allocations. A
+//! [`DataMap<K>`](DataMap) keeps the data of every entity, keyed by the ids
+//! `K` of another table, in **one** buffer of words, with offsets only, so
+//! the whole map can be copied with `memcpy` and its bytes
+//! ([`DataMap::as_bytes`]) are its saved form:
+//!
+//! ```
+//! use idtable::data::{DataMap, DataError, Key};
+//! use idtable::{IdTable, Id32_32};
+//!
+//! const HEALTH: Key = Key::path(&["stats", "health"]);
+//! let mut units = IdTable::<Id32_32>::new();
+//! let mut sheets: DataMap<Id32_32> = DataMap::new();
+//! for i in 0..1000 {
+//!     let (u, _) = units.insert();
+//!     sheets.set(u, HEALTH, 100.0_f32)?;
+//!     sheets.set(u, "level", i % 50)?;
+//! }
+//! let saved = sheets.as_bytes().to_vec(); // one write
+//! let loaded = DataMap::<Id32_32>::from_bytes(&saved)?; // one read
+//! assert_eq!(loaded, sheets);
+//! # Ok::<(), DataError>(())
+//! ```
+//!
+//! **Blocks.** Each entity's data is a *block*: a buffer laid out exactly
+//! like a [`DataComponent`]'s (the table above, version 2), followed by the
+//! entity's id. Inside its block an entity's data grows and shrinks as a
+//! component's does (header up from the front, payloads down from the back),
+//! a key lookup scans only that entity's keys, and reads borrow from the
+//! map's buffer. Saved blocks are checked by the same code as saved
+//! components, and [`DataMap::to_component`] is a copy of the block.
+//!
+//! **Allocation inside the buffer.** Blocks are allocated at the free end of
+//! the buffer, one after another, each exactly as large as its contents
+//! (a block has no spare room of its own: the free end of the buffer is the
+//! spare room of all of them). When a `set` needs more room than the block
+//! has, the block is rebuilt, packed, at the free end, and its old place
+//! becomes a *hole* of zero words; a block that is already the last one is
+//! rebuilt in place instead, leaving no hole. A `remove_key` that leaves a
+//! block less than half full moves it into an exact block the same way, and
+//! `remove` turns the entity's whole region into a hole. So a `set` that
+//! grows an entity costs a copy of that entity (its size), never of the map.
+//!
+//! **Fragmentation and compaction.** The holes are the only fragmentation:
+//! once they pass a quarter of the buffer, the map compacts, sliding every
+//! block down over the holes in one pass (cost: the buffer's size, paid
+//! after a quarter of it was freed, so amortised over the frees). Holes are
+//! therefore at most a quarter of the saved form;
+//! [`DataMap::shrink_to_fit`] squeezes them out before saving. The buffer
+//! itself grows by a quarter of its size when its free end runs out.
+//!
+//! Why this scheme: entity data is small and changes rarely compared with
+//! how often it is read, so packed blocks (no per-block slack, the best
+//! memory use) and moving a block when it grows (a copy of one small block)
+//! beat size classes or a buddy allocator, which round every block up to a
+//! class and so waste a quarter to a half of it, for no gain in the common
+//! read path.
+//!
+//! **Ids.** The map stores each entity's full id next to its block and
+//! resolves an id through a paged array indexed by the id's slot index (not
+//! saved; rebuilt on load), then compares the stored id with the given one:
+//! an entity's data answers only to the exact id it was set with. Setting
+//! data for a newer id of the same slot drops the stale data; setting it for
+//! an older one is a [`DataError::StaleId`]. Slot indices go up to
+//! `u32::MAX`.
+//!
+//! **Map format**, version 1, little-endian words:
+//!
+//! | words | field |
+//! | --- | --- |
+//! | `0` | byte 0: map format version, `1`; byte 1: words per id, `1` (32-bit ids) or `2` (64-bit ids); byte 2: index bits of the id type; byte 3: `0` |
+//! | `1` | `u32`: number of entities `m` |
+//! | `2 ..` | `m` regions and any number of holes, in any order, to the end |
+//!
+//! A *region* is a block (a whole [`DataComponent`] buffer of version 2, its
+//! length `L` in its own header) followed by the entity's id
+//! ([`Id::to_bits`](crate::Id::to_bits), low word first): `L / 4 + 1` or
+//! `L / 4 + 2` words. A *hole* is a zero word; a block never starts with
+//! one (its first byte is its version). [`DataMap::from_bytes`] walks the
+//! regions and holes from word 2 to the end and refuses anything else:
+//! another version or id layout, a block that
+//! [`DataComponent::from_bytes`] would refuse (or of version 1), an id with
+//! generation 0 or a slot index past `u32::MAX`, two ids with the same slot
+//! index, a count that differs from the regions found. What it accepts it
+//! keeps as it is, so saving a loaded map gives identical bytes. An empty
+//! map saves as its 8-byte header. A map built by edits saves in the order
+//! its blocks were placed; two maps with the same contents can have
+//! different bytes.
+//!
+//! **serde** (feature `serde`): binary formats (postcard…) save a map as its
+//! bytes, checked by [`DataMap::from_bytes`] on the way in. Human-readable
+//! formats (JSON…) save a map from id bits to each entity's data, a map from
+//! key hashes (`"0x5953e0d5"`) to plain values (`true`, `1.5`, `3`,
+//! `"text"`, `[1.0, 2.0]`); loading it sets each value again, so the
+//! contents survive, not the byte layout. A [`DataComponent`] saves as its
+//! bytes in every format.
 //!
 //! The format is little-endian and floats are read in place, so this module only
 //! builds on little-endian targets.
@@ -107,15 +215,25 @@ compile_error!(
 );
 
 mod buffer;
+mod edit;
 mod error;
 mod format;
+mod index;
 mod key;
 mod load;
+mod map;
+mod names;
+#[cfg(feature = "serde")]
+mod serde;
+mod sheet;
 mod value;
 mod words;
 
-pub use buffer::{DataComponent, Iter};
+pub use buffer::DataComponent;
 pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
+pub use map::{DataMap, MapIter};
+pub use names::{KeyNames, ShowData, ShowKey};
+pub use sheet::{DataRef, Iter};
 pub use value::Value;

@@ -7,13 +7,14 @@ use alloc::vec::Vec;
 ///
 /// Reads borrow from the component's buffer (zero-copy): `Str` and `Floats` point
 /// into it. Setting a value takes anything that converts into a `Value`: `bool`,
-/// `f32`, `&str`, `&String`, `&[f32]`, `&[f32; N]` and `&Vec<f32>`.
+/// `f32`, `i32`, `&str`, `&String`, `&[f32]`, `&[f32; N]` and `&Vec<f32>`.
 ///
 /// ```
 /// use idtable::data::Value;
 ///
 /// assert_eq!(Value::from(true), Value::Bool(true));
 /// assert_eq!(Value::from(1.5_f32), Value::Float(1.5));
+/// assert_eq!(Value::from(42), Value::Int(42));
 /// assert_eq!(Value::from("hi"), Value::Str("hi"));
 /// assert_eq!(Value::from(&[1.0_f32, 2.0]), Value::Floats(&[1.0, 2.0]));
 /// ```
@@ -23,6 +24,9 @@ pub enum Value<'a> {
     Bool(bool),
     /// A 32-bit float.
     Float(f32),
+    /// A 32-bit signed integer (levels, gold, counts), held in the value word
+    /// like a float. New in format version 2.
+    Int(i32),
     /// A string (at most 65 535 bytes; the whole buffer is limited too).
     Str(&'a str),
     /// An array of 32-bit floats.
@@ -58,6 +62,22 @@ impl<'a> Value<'a> {
     pub const fn as_f32(&self) -> Option<f32> {
         match *self {
             Value::Float(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is an `Int`.
+    ///
+    /// ```
+    /// use idtable::data::Value;
+    ///
+    /// assert_eq!(Value::Int(-3).as_i32(), Some(-3));
+    /// assert_eq!(Value::Float(-3.0).as_i32(), None);
+    /// ```
+    #[must_use]
+    pub const fn as_i32(&self) -> Option<i32> {
+        match *self {
+            Value::Int(x) => Some(x),
             _ => None,
         }
     }
@@ -112,6 +132,16 @@ impl From<f32> for Value<'_> {
     /// ```
     fn from(x: f32) -> Self {
         Value::Float(x)
+    }
+}
+
+impl From<i32> for Value<'_> {
+    /// ```
+    /// use idtable::data::Value;
+    /// assert_eq!(Value::from(-5), Value::Int(-5));
+    /// ```
+    fn from(x: i32) -> Self {
+        Value::Int(x)
     }
 }
 

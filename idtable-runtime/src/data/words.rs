@@ -3,7 +3,10 @@
 //! The buffer is a `Vec<u32>`, so it is 4-aligned wherever the allocator puts it.
 //! Both casts hold for any contents, so they do not depend on the buffer's
 //! invariants. The only other `unsafe` of the data module is the unchecked
-//! UTF-8 read of string entries in `buffer.rs` (`str_of`).
+//! UTF-8 read of string entries in `sheet.rs` (`str_of`).
+
+use alloc::vec;
+use alloc::vec::Vec;
 
 /// The words as bytes (native order; the data module only builds on little-endian
 /// targets, so this is the documented little-endian format).
@@ -24,6 +27,16 @@ pub(crate) fn as_f32s(words: &[u32]) -> &[f32] {
     unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<f32>(), words.len()) }
 }
 
+/// The little-endian words of `bytes` (whose length is a multiple of 4), in
+/// a new 4-aligned buffer.
+pub(crate) fn from_le_bytes(bytes: &[u8]) -> Vec<u32> {
+    let mut words = vec![0; bytes.len() / 4];
+    for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,6 +47,12 @@ mod tests {
         assert_eq!(as_bytes(&words), &[1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(as_bytes(&words[1..]), &[5, 6, 7, 8]);
         assert!(as_bytes(&[]).is_empty());
+    }
+
+    #[test]
+    fn words_from_bytes_are_little_endian() {
+        assert_eq!(from_le_bytes(&[1, 2, 3, 4, 5, 0, 0, 0]), [0x0403_0201, 5]);
+        assert!(from_le_bytes(&[]).is_empty());
     }
 
     #[test]

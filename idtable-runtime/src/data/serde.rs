@@ -1,0 +1,349 @@
+//! `Serialize`/`Deserialize` for [`DataMap`] (feature `serde`).
+//!
+//! Binary formats (`is_human_readable()` false, e.g. postcard) get the
+//! map's bytes ([`DataMap::as_bytes`]), checked by [`DataMap::from_bytes`]
+//! on the way in: the compact form, identical bytes after a round trip.
+//!
+//! Human-readable formats (JSON, RON, YAML…) get a map from each entity's
+//! id bits to its data, itself a map from key hashes (as `"0x…"` strings,
+//! 8 hex digits) to plain values: `true`, `1.5`, `3`, `"text"`, `[1.0, 2.0]`.
+//! Integers and floats are told apart as the format tells them apart (in
+//! JSON, `3` is an integer and `3.0` a float). Loading sets every value
+//! into a new map, so a round trip keeps the contents, not the layout;
+//! non-finite floats do not survive formats without them (JSON).
+//!
+//! ```
+//! # #[cfg(feature = "serde")] {
+//! use idtable_runtime::data::DataMap;
+//! use idtable_runtime::Id24_8;
+//!
+//! let id = Id24_8::new(1, 1).unwrap();
+//! let mut sheets: DataMap<Id24_8> = DataMap::new();
+//! sheets.set(id, "level", 3).unwrap();
+//! let json = serde_json::to_string(&sheets).unwrap();
+//! assert_eq!(json, r#"{"16777217":{"0x5953e0d5":3}}"#);
+//! let back: DataMap<Id24_8> = serde_json::from_str(&json).unwrap();
+//! assert_eq!(back, sheets);
+//! # }
+//! ```
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+use super::key::Key;
+use super::map::DataMap;
+use super::sheet::DataRef;
+use super::value::Value;
+use crate::id::{Id, IdBits};
+
+impl<K: Id> Serialize for DataMap<K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            serializer.collect_map(
+                self.iter()
+                    .map(|(id, sheet)| (id.to_bits().to_u64(), Entity(sheet))),
+            )
+        } else {
+            serializer.serialize_bytes(self.as_bytes())
+        }
+    }
+}
+
+/// One entity's data as a map from key text to plain values.
+struct Entity<'a>(DataRef<'a>);
+
+impl Serialize for Entity<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.0
+                .iter()
+                .map(|(key, value)| (KeyText(key), Plain(value))),
+        )
+    }
+}
+
+/// A key as `"0x…"`.
+struct KeyText(Key);
+
+impl Serialize for KeyText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{:#010x}", self.0.to_hash()))
+    }
+}
+
+/// A value as the format's own bool, number, string or sequence.
+struct Plain<'a>(Value<'a>);
+
+impl Serialize for Plain<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Bool(b) => serializer.serialize_bool(b),
+            Value::Float(x) => serializer.serialize_f32(x),
+            Value::Int(x) => serializer.serialize_i32(x),
+            Value::Str(s) => serializer.serialize_str(s),
+            Value::Floats(xs) => serializer.collect_seq(xs),
+        }
+    }
+}
+
+impl<'de, K: Id> Deserialize<'de> for DataMap<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_map(MapVisitor(PhantomData))
+        } else {
+            deserializer.deserialize_bytes(BytesVisitor(PhantomData))
+        }
+    }
+}
+
+struct BytesVisitor<K>(PhantomData<K>);
+
+impl<'de, K: Id> Visitor<'de> for BytesVisitor<K> {
+    type Value = DataMap<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the bytes of a DataMap")
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<DataMap<K>, E> {
+        DataMap::from_bytes(bytes).map_err(E::custom)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DataMap<K>, A::Error> {
+        // The size hint is untrusted: cap the preallocation.
+        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(b) = seq.next_element::<u8>()? {
+            bytes.push(b);
+        }
+        self.visit_bytes(&bytes)
+    }
+}
+
+struct MapVisitor<K>(PhantomData<K>);
+
+impl<'de, K: Id> Visitor<'de> for MapVisitor<K> {
+    type Value = DataMap<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map from id bits to entity data")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<DataMap<K>, A::Error> {
+        let mut map = DataMap::new();
+        while let Some(bits) = access.next_key::<u64>()? {
+            let id = K::from_bits(<K::Bits as IdBits>::from_u64_truncating(bits))
+                .filter(|id| id.to_bits().to_u64() == bits)
+                .ok_or_else(|| de::Error::custom(format_args!("{bits} is not an id of the map")))?;
+            if map.contains(id) {
+                return Err(de::Error::custom(format_args!("id {bits} is listed twice")));
+            }
+            let entries: Entries = access.next_value()?;
+            if entries.0.is_empty() {
+                map.insert(id, &super::DataComponent::new())
+                    .map_err(de::Error::custom)?;
+            }
+            for (key, value) in &entries.0 {
+                map.set(id, *key, value.as_value())
+                    .map_err(de::Error::custom)?;
+            }
+        }
+        Ok(map)
+    }
+}
+
+/// One entity's entries, read from a map of key text to plain values.
+struct Entries(Vec<(Key, Owned)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = Entries;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from keys (\"0x\" and 8 hex digits) to values")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(text) = access.next_key::<String>()? {
+                    let key = text
+                        .strip_prefix("0x")
+                        .filter(|hex| hex.len() == 8)
+                        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                        .map(Key::from_hash)
+                        .ok_or_else(|| {
+                            de::Error::custom(format_args!(
+                                "key {text:?} is not \"0x\" and 8 hex digits"
+                            ))
+                        })?;
+                    entries.push((key, access.next_value::<Owned>()?));
+                }
+                Ok(Entries(entries))
+            }
+        }
+
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// A value read from a human-readable format.
+enum Owned {
+    Bool(bool),
+    Float(f32),
+    Int(i32),
+    Str(String),
+    Floats(Vec<f32>),
+}
+
+impl Owned {
+    fn as_value(&self) -> Value<'_> {
+        match self {
+            Owned::Bool(b) => Value::Bool(*b),
+            Owned::Float(x) => Value::Float(*x),
+            Owned::Int(x) => Value::Int(*x),
+            Owned::Str(s) => Value::Str(s),
+            Owned::Floats(xs) => Value::Floats(xs),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Owned {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OwnedVisitor;
+
+        impl<'de> Visitor<'de> for OwnedVisitor {
+            type Value = Owned;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a bool, an i32, a float, a string or a sequence of floats")
+            }
+
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Owned, E> {
+                Ok(Owned::Bool(b))
+            }
+
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Owned, E> {
+                i32::try_from(x)
+                    .map(Owned::Int)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(x), &self))
+            }
+
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Owned, E> {
+                i32::try_from(x)
+                    .map(Owned::Int)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(x), &self))
+            }
+
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Owned, E> {
+                Ok(Owned::Float(x as f32))
+            }
+
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Owned, E> {
+                Ok(Owned::Str(s.into()))
+            }
+
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Owned, E> {
+                Ok(Owned::Str(s))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Owned, A::Error> {
+                let mut xs = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 14));
+                while let Some(x) = seq.next_element::<f32>()? {
+                    xs.push(x);
+                }
+                Ok(Owned::Floats(xs))
+            }
+        }
+
+        deserializer.deserialize_any(OwnedVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::{Id24_8, Id32_32};
+
+    fn sample() -> DataMap<Id32_32> {
+        let mut map = DataMap::new();
+        for i in 0..4 {
+            let id = Id32_32::new(i * 5, 3).unwrap();
+            map.set(id, "name", "Aria").unwrap();
+            map.set(id, "hp", 9.5_f32).unwrap();
+            map.set(id, "level", -(i as i32)).unwrap();
+            map.set(id, "flag", i % 2 == 0).unwrap();
+            map.set(id, "xs", &[1.0_f32, 2.5]).unwrap();
+            map.set(id, "whole", 2.0_f32).unwrap();
+        }
+        map.insert(
+            Id32_32::new(99, 1).unwrap(),
+            &super::super::DataComponent::new(),
+        )
+        .unwrap();
+        map
+    }
+
+    #[test]
+    fn json_is_a_readable_map_that_keeps_every_type() {
+        let map = sample();
+        let json = serde_json::to_value(&map).unwrap();
+        let first = &json[(3_u64 << 32).to_string()];
+        assert_eq!(
+            first[format!("{:#010x}", Key::new("name").to_hash())],
+            "Aria"
+        );
+        assert_eq!(first[format!("{:#010x}", Key::new("level").to_hash())], 0);
+        assert_eq!(first[format!("{:#010x}", Key::new("whole").to_hash())], 2.0);
+        let back: DataMap<Id32_32> = serde_json::from_value(json).unwrap();
+        assert_eq!(back, map);
+        for id in map.ids() {
+            assert_eq!(back.get_i32(*id, "level"), map.get_i32(*id, "level"));
+            assert_eq!(back.get_f32(*id, "whole"), map.get_f32(*id, "whole"));
+        }
+        assert_eq!(
+            back.get_f32(Id32_32::new(5, 3).unwrap(), "whole"),
+            Some(2.0)
+        );
+    }
+
+    #[test]
+    fn binary_formats_get_the_exact_bytes() {
+        let map = sample();
+        let bytes = postcard::to_allocvec(&map).unwrap();
+        let back: DataMap<Id32_32> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.as_bytes(), map.as_bytes());
+        // Corrupt bytes are the format's error, not a panic.
+        let mut corrupt = bytes.clone();
+        let version = corrupt.len() - map.as_bytes().len();
+        corrupt[version] = 9;
+        assert!(postcard::from_bytes::<DataMap<Id32_32>>(&corrupt).is_err());
+    }
+
+    #[test]
+    fn bad_human_readable_input_is_an_error() {
+        let bad = [
+            r#"{"5":{}}"#,                               // generation 0
+            r#"{"16777217":{"name":1}}"#,                // key not hex
+            r#"{"16777217":{"0x1234":1}}"#,              // key too short
+            r#"{"16777217":{"0x00001234":{}}}"#,         // value not a value
+            r#"{"16777217":{"0x00001234":5000000000}}"#, // past i32
+            r#"{"16777217":{},"16777217":{}}"#,          // listed twice
+            r#"{"33554433":{},"16777217":{}}"#,          // stale after newer
+        ];
+        for text in bad {
+            assert!(
+                serde_json::from_str::<DataMap<Id24_8>>(text).is_err(),
+                "{text}"
+            );
+        }
+        let ok: DataMap<Id24_8> = serde_json::from_str(r#"{"16777217":{}}"#).unwrap();
+        assert!(ok.contains(Id24_8::new(1, 1).unwrap()));
+    }
+}
