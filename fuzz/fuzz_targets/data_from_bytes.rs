@@ -62,9 +62,14 @@ fuzz_target!(|data: &[u8]| {
 
 /// What must hold for any component `from_bytes` accepts.
 fn accept(dc: DataComponent, bytes: &[u8], edits: &[DataOp]) {
+    // Version 1 loads as version 2: byte 0 is the only byte that changes.
+    let mut expected = bytes.to_vec();
+    if expected[0] == 1 {
+        expected[0] = 2;
+    }
     assert_eq!(
         dc.as_bytes(),
-        bytes,
+        &expected[..],
         "a loaded component saves to the same bytes"
     );
     read_everything(&dc);

@@ -4,10 +4,12 @@
 //!
 //! Every check panics on a mismatch, which libFuzzer reports as a crash.
 
+pub mod map;
+
 use std::collections::{BTreeMap, HashSet};
 
 use arbitrary::Arbitrary;
-use idtable::data::{DataComponent, DataError, Key, Value, MAX_BYTES};
+use idtable::data::{DataComponent, DataError, DataRef, Key, Value, MAX_BYTES};
 
 /// A key: one of a small pool of named keys (so edits hit the same keys
 /// often), or any hash.
@@ -35,6 +37,7 @@ const POOL: [&str; 12] = [
 pub enum ValueIn {
     Bool(bool),
     Float(u32),
+    Int(i32),
     Str(String),
     Floats(Vec<u32>),
     /// `len * 2` copies of `byte` (an ASCII letter), up to 131,070 bytes.
@@ -48,6 +51,7 @@ pub enum ValueIn {
 pub enum MVal {
     Bool(bool),
     Float(u32),
+    Int(i32),
     Str(String),
     Floats(Vec<u32>),
 }
@@ -57,6 +61,7 @@ impl ValueIn {
         match self {
             ValueIn::Bool(b) => MVal::Bool(*b),
             ValueIn::Float(bits) => MVal::Float(*bits),
+            ValueIn::Int(x) => MVal::Int(*x),
             ValueIn::Str(s) => MVal::Str(s.clone()),
             ValueIn::Floats(xs) => MVal::Floats(xs.clone()),
             ValueIn::BigStr(len, byte) => {
@@ -71,17 +76,23 @@ impl ValueIn {
 }
 
 impl MVal {
-    /// Sets `key` to this value on `dc`.
-    pub fn set_on(&self, dc: &mut DataComponent, key: Key) -> Result<(), DataError> {
+    /// Calls `f` with this value as a `Value`.
+    pub fn with_value<R>(&self, f: impl FnOnce(Value<'_>) -> R) -> R {
         match self {
-            MVal::Bool(b) => dc.set(key, *b),
-            MVal::Float(bits) => dc.set(key, f32::from_bits(*bits)),
-            MVal::Str(s) => dc.set(key, s.as_str()),
+            MVal::Bool(b) => f(Value::Bool(*b)),
+            MVal::Float(bits) => f(Value::Float(f32::from_bits(*bits))),
+            MVal::Int(x) => f(Value::Int(*x)),
+            MVal::Str(s) => f(Value::Str(s)),
             MVal::Floats(xs) => {
                 let floats: Vec<f32> = xs.iter().map(|&b| f32::from_bits(b)).collect();
-                dc.set(key, &floats)
+                f(Value::Floats(&floats))
             }
         }
+    }
+
+    /// Sets `key` to this value on `dc`.
+    pub fn set_on(&self, dc: &mut DataComponent, key: Key) -> Result<(), DataError> {
+        self.with_value(|value| dc.set(key, value))
     }
 
     /// Words of payload this value takes in the buffer.
@@ -97,6 +108,7 @@ impl MVal {
         match v {
             Value::Bool(b) => MVal::Bool(b),
             Value::Float(x) => MVal::Float(x.to_bits()),
+            Value::Int(x) => MVal::Int(x),
             Value::Str(s) => MVal::Str(s.to_owned()),
             Value::Floats(xs) => MVal::Floats(xs.iter().map(|x| x.to_bits()).collect()),
         }
@@ -250,7 +262,7 @@ impl Checked {
             assert!(dc.contains(key));
             let got = dc.get(key).map(MVal::from_value);
             assert_eq!(got.as_ref(), Some(want), "get({key:?})");
-            check_typed_getters(dc, key, want);
+            check_typed_getters(dc.view(), key, want);
         }
         let mut seen = HashSet::new();
         let iter = dc.iter();
@@ -270,22 +282,46 @@ impl Checked {
 }
 
 /// The typed getters return the value exactly when its type matches.
-pub fn check_typed_getters(dc: &DataComponent, key: Key, want: &MVal) {
+pub fn check_typed_getters(dc: DataRef<'_>, key: Key, want: &MVal) {
     let b = dc.get_bool(key);
     let f = dc.get_f32(key).map(f32::to_bits);
+    let i = dc.get_i32(key);
     let s = dc.get_str(key);
     let fs = dc
         .get_f32s(key)
         .map(|xs| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let none_but = |which: usize| {
+        let present = [
+            b.is_some(),
+            f.is_some(),
+            i.is_some(),
+            s.is_some(),
+            fs.is_some(),
+        ];
+        assert!(
+            present.iter().enumerate().all(|(n, &p)| p == (n == which)),
+            "typed getters of {key:?}: {present:?}"
+        );
+    };
     match want {
-        MVal::Bool(v) => assert!(b == Some(*v) && f.is_none() && s.is_none() && fs.is_none()),
-        MVal::Float(v) => assert!(b.is_none() && f == Some(*v) && s.is_none() && fs.is_none()),
+        MVal::Bool(v) => {
+            none_but(0);
+            assert_eq!(b, Some(*v));
+        }
+        MVal::Float(v) => {
+            none_but(1);
+            assert_eq!(f, Some(*v));
+        }
+        MVal::Int(v) => {
+            none_but(2);
+            assert_eq!(i, Some(*v));
+        }
         MVal::Str(v) => {
-            assert!(b.is_none() && f.is_none() && fs.is_none());
+            none_but(3);
             assert_eq!(s, Some(v.as_str()));
         }
         MVal::Floats(v) => {
-            assert!(b.is_none() && f.is_none() && s.is_none());
+            none_but(4);
             assert_eq!(fs.as_ref(), Some(v));
         }
     }
@@ -299,7 +335,7 @@ pub fn read_everything(dc: &DataComponent) {
         assert!(seen.insert(key.to_hash()), "iter yields {key:?} twice");
         let want = MVal::from_value(value);
         assert_eq!(dc.get(key).map(MVal::from_value).as_ref(), Some(&want));
-        check_typed_getters(dc, key, &want);
+        check_typed_getters(dc.view(), key, &want);
         if let Value::Str(s) = value {
             // A `&str` handed out must be UTF-8 (the unchecked read in the
             // library relies on validation).
