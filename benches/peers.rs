@@ -29,7 +29,7 @@
 //!   saved with `-- --save-baseline tuned`.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::mem::{align_of, size_of, ManuallyDrop};
 use std::num::NonZeroU32;
@@ -285,13 +285,20 @@ macro_rules! impl_idtable {
                 type Bits = <$module::RecordId as idtable::Id>::Bits;
                 let table = self.0.id_table();
                 let (slot, id) = (size_of::<Bits>(), size_of::<$module::RecordId>());
-                let bytes = table.slot_count() * slot
-                    + table.len() * id
-                    + table.free_count() * slot;
+                // The free list is threaded through the vacant slots up to
+                // half the layout's indices (`IdTable`'s docs), one side link
+                // per slot past that.
+                let max_index = <$module::RecordId as idtable::Id>::MAX_INDEX;
+                let side_links = if table.slot_count() > max_index / 2 {
+                    table.slot_count()
+                } else {
+                    0
+                };
+                let bytes = table.slot_count() * slot + table.len() * id + side_links * slot;
                 (
                     bytes as f64 / table.len() as f64,
                     format!(
-                        "id_table(): slot_count {} x {slot} B (slot bits) + len {} x {id} B (dense id) + free_count {} x {slot} B (free queue), / len",
+                        "id_table(): slot_count {} x {slot} B (slot bits) + len {} x {id} B (dense id) + {side_links} side links x {slot} B (free list: {} queued in vacant slots), / len",
                         table.slot_count(),
                         table.len(),
                         table.free_count()
@@ -678,11 +685,13 @@ const VACANT: u64 = u32::MAX as u64;
 /// The hand-written floor: the 8 fields as 8 columns in one allocation with
 /// one length and one capacity (grown by doubling with `realloc`, columns
 /// moved up last first, as idtable does), unchecked column writes, and
-/// idtable's default id scheme: `slots[s] = generation << 32 | row` (row
-/// `u32::MAX` while vacant), `dense[row] = generation << 32 | slot` (the
-/// key), generations from 1 and incremented on reuse, a FIFO free queue
-/// reused from its first vacant slot on (min_free 0). Every field is `Copy`:
-/// rows are overwritten and freed without dropping anything.
+/// idtable's default id scheme: `slots[s] = generation << 32 | row`,
+/// `dense[row] = generation << 32 | slot` (the key), generations from 1 and
+/// incremented on reuse, and idtable's FIFO free list threaded through the
+/// vacant slots (min_free 0): a vacant slot's row field is `u32::MAX` when it
+/// is the last queued (or never queued) and `u32::MAX - 1 - next` otherwise,
+/// both at least `len` (this floor stays below 2^31 slots). Every field is
+/// `Copy`: rows are overwritten and freed without dropping anything.
 struct HandSoa {
     /// Room for `cap` rows; column `i` at byte `HAND_OFFSETS[i] * cap`.
     /// Allocated with `hand_layout(cap)` when `cap > 0`, dangling (and
@@ -694,7 +703,10 @@ struct HandSoa {
     slots: Vec<u64>,
     /// One key per row (`dense.len() == len`).
     dense: Vec<u64>,
-    free: VecDeque<u32>,
+    /// The oldest and newest queued slots (meaningless while `free_len == 0`).
+    free_head: u32,
+    free_tail: u32,
+    free_len: usize,
 }
 
 fn hand_layout(cap: usize) -> Layout {
@@ -835,7 +847,7 @@ impl Clone for HandSoa {
         c.len = self.len;
         c.slots.clone_from(&self.slots);
         c.dense.clone_from(&self.dense);
-        c.free.clone_from(&self.free);
+        (c.free_head, c.free_tail, c.free_len) = (self.free_head, self.free_tail, self.free_len);
         c
     }
 }
@@ -878,7 +890,9 @@ impl Container for HandSoa {
             cap: 0,
             slots: Vec::new(),
             dense: Vec::new(),
-            free: VecDeque::new(),
+            free_head: 0,
+            free_tail: 0,
+            free_len: 0,
         }
     }
     #[inline(always)]
@@ -900,16 +914,19 @@ impl Container for HandSoa {
         // SAFETY: `row < cap` after growing.
         unsafe { self.write_row(row, r) };
         self.len = row + 1;
-        let key = match self.free.pop_front() {
-            Some(slot) => {
+        let key = match self.free_len {
+            1.. => {
+                let slot = self.free_head;
                 let s = &mut self.slots[slot as usize];
+                self.free_head = (VACANT - 1).wrapping_sub(*s & LOW) as u32;
+                self.free_len -= 1;
                 // Generation + 1 (wraps after 2^32 reuses of one slot, far
                 // beyond these benchmarks).
                 let key = (*s & !LOW).wrapping_add(1 << 32) | slot as u64;
                 *s = (key & !LOW) | row as u64;
                 key
             }
-            None => {
+            0 => {
                 let slot = self.slots.len() as u64;
                 self.slots.push(1 << 32 | row as u64);
                 1 << 32 | slot
@@ -956,20 +973,25 @@ impl Container for HandSoa {
         self.dense.swap_remove(row);
         self.len = last;
         self.slots[slot] = (s & !LOW) | VACANT;
-        self.free.push_back(slot as u32);
+        if self.free_len == 0 {
+            self.free_head = slot as u32;
+        } else {
+            let tail = &mut self.slots[self.free_tail as usize];
+            *tail = (*tail & !LOW) | (VACANT - 1 - slot as u64);
+        }
+        self.free_tail = slot as u32;
+        self.free_len += 1;
         true
     }
     fn memory(&self) -> (f64, String) {
-        let bytes = self.slots.len() * size_of::<u64>()
-            + self.dense.len() * size_of::<u64>()
-            + self.free.len() * size_of::<u32>();
+        let bytes = self.slots.len() * size_of::<u64>() + self.dense.len() * size_of::<u64>();
         (
             bytes as f64 / self.len as f64,
             format!(
-                "slots {} x 8 B + len {} x 8 B (dense id) + free {} x 4 B (free queue), / len",
+                "slots {} x 8 B + len {} x 8 B (dense id), free list in the vacant slots ({} queued), / len",
                 self.slots.len(),
                 self.len,
-                self.free.len()
+                self.free_len
             ),
         )
     }
@@ -1016,7 +1038,7 @@ fn check_hand_soa(ops: usize) {
         }
     }
     same(&h, &d, &live);
-    assert_eq!(h.slots.len(), h.len + h.free.len());
+    assert_eq!(h.slots.len(), h.len + h.free_len);
 }
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 //! Configurations: the default layout (`Id32_32`), `Id24_8` with `min_free`,
 //! `Id16_16` with `wrap` (the three of the contract), plus layouts with tiny
 //! generation or index spaces so that retirement, wrapping and a full table
-//! happen within a few hundred operations.
+//! happen within a few hundred operations, and one (`Id32<5>`) whose tables
+//! cross the size where the free list's links leave the vacant slots.
 
 use std::collections::HashSet;
 use std::fmt::Debug;
@@ -367,6 +368,25 @@ subject!(
     u64,
     index_bits = 3,
     min_free = 2,
+    wrap = false
+);
+
+/// 31 indices: the free list keeps its links in the vacant slots up to 15
+/// slots and moves them to a side array when the table grows past that.
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+#[soa(id = idtable::Id32<5>, min_free = 4)]
+struct LinkLineRec {
+    key: u32,
+    payload: u64,
+    label: String,
+}
+subject!(
+    LinkLineRec,
+    LinkLineRecAllocator,
+    LinkLineRecId,
+    u32,
+    index_bits = 5,
+    min_free = 4,
     wrap = false
 );
 
@@ -766,6 +786,11 @@ proptest! {
     fn model_seven_indices_fill_up(ops in ops()) {
         run::<TinyIndexRecAllocator>(&ops);
     }
+
+    #[test]
+    fn model_free_list_links_move_out_of_the_slots(ops in ops()) {
+        run::<LinkLineRecAllocator>(&ops);
+    }
 }
 
 /// The model itself must be able to fail: a wrong prediction is caught.
@@ -825,4 +850,5 @@ fn model_every_operation_once_per_configuration() {
     run::<TinyGenWrapRecAllocator>(&ops);
     run::<TinyGenRetireRecAllocator>(&ops);
     run::<TinyIndexRecAllocator>(&ops);
+    run::<LinkLineRecAllocator>(&ops);
 }

@@ -26,22 +26,27 @@
 //! assert_eq!(table.dense_index(a), None); // stale: resolves to nothing
 //! ```
 
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
 use crate::marks::Marks;
 
+mod free;
 mod parts;
+use free::FreeList;
 pub use parts::{IdTableParts, PartsError};
 
 /// Where the next insert's slot comes from.
 enum NextSlot {
     /// The slot at the front of the free queue.
     Queued(usize),
-    /// A slot never issued before, appended to the slot table.
+    /// A slot never issued before, appended to the slot table, which stays
+    /// within [`IdTable::LINKS_IN_SLOTS`] slots.
     Fresh,
+    /// The same, taking the table past (or further past) that line, where
+    /// the free list keeps its links on the side.
+    FreshPastLine,
     /// None: every index is live or retired.
     Full,
 }
@@ -167,14 +172,23 @@ impl core::error::Error for TableFull {}
 ///
 /// * `slots[s]` (one integer of the id's width per slot ever issued) packs
 ///   `generation << INDEX_BITS | dense`: the generation of the last id issued
-///   from slot `s`, and its dense index while that id is live, or the
-///   reserved all-ones index (`VACANT`) while the slot is free or retired.
+///   from slot `s`, and its dense index while that id is live. While the
+///   slot is vacant its dense field is at least `len`: the reserved
+///   all-ones index (`VACANT`), or the link to the next slot of the free
+///   list (see below).
 /// * `ids[d]` is the live id at dense index `d`, for `d` in `0..len`;
 ///   `slots[ids[d].index()] == ids[d].generation() << INDEX_BITS | d`.
-///   Exactly `len` slots are occupied.
-/// * `free` holds, oldest first, each vacant slot that may be issued again,
-///   once. A vacant slot missing from it is retired: its generation is
-///   `MAX_GENERATION` and the policy is [`OnExhausted::Retire`].
+///   Exactly `len` slots are occupied: those whose dense field is below
+///   `len`.
+/// * The free list holds, oldest first, each vacant slot that may be issued
+///   again, once. It is a FIFO queue threaded through the vacant slots: while
+///   the table has at most half the layout's indices as slots, each queued
+///   slot but the last holds `VACANT - 1 - next` in its dense field (never
+///   below the slot count, so never a live dense index); larger tables keep
+///   the links in a side array of one word per slot. Freeing a slot never
+///   allocates. A vacant slot missing from the list is retired: its
+///   generation is `MAX_GENERATION` and the policy is
+///   [`OnExhausted::Retire`].
 /// * Every generation stored is at least 1; the next id of a slot gets the
 ///   next generation (`MAX_GENERATION` wraps to 1 under
 ///   [`OnExhausted::Wrap`]).
@@ -187,8 +201,11 @@ impl core::error::Error for TableFull {}
 /// [`check_invariants`](IdTable::check_invariants) checks all of the above.
 ///
 /// Memory: one `I::Bits` per slot plus one id per live object (8 bytes per
-/// live object for 32-bit layouts, 16 for [`Id32_32`](crate::Id32_32)), plus
-/// one `I::Bits` per queued free slot.
+/// live object for 32-bit layouts, 16 for [`Id32_32`](crate::Id32_32)). The
+/// free list costs nothing more while the table has at most half its
+/// layout's indices as slots (2^31 - 1 for `Id32_32`, 8,388,607 for
+/// [`Id24_8`](crate::Id24_8), 32,767 for [`Id16_16`](crate::Id16_16)); past
+/// that, one more `I::Bits` per slot.
 ///
 /// ```
 /// use idtable::{Id, IdTable, Id16_16};
@@ -205,7 +222,7 @@ impl core::error::Error for TableFull {}
 pub struct IdTable<I: Id> {
     slots: Vec<I::Bits>,
     ids: Vec<I>,
-    free: VecDeque<I::Bits>,
+    free: FreeList<I::Bits>,
     config: TableConfig,
 }
 
@@ -232,7 +249,7 @@ impl<I: Id> fmt::Debug for IdTable<I> {
             .field("layout", &LayoutName::<I>::new())
             .field("ids", &self.ids)
             .field("slots", &self.slots.len())
-            .field("free", &self.free.len())
+            .field("free", &self.free.len)
             .field("config", &self.config)
             .finish()
     }
@@ -274,7 +291,7 @@ impl<I: Id> IdTable<I> {
         IdTable {
             slots: Vec::new(),
             ids: Vec::new(),
-            free: VecDeque::new(),
+            free: FreeList::new(),
             config,
         }
     }
@@ -351,7 +368,7 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.free_count(), 1);
     /// ```
     pub fn free_count(&self) -> usize {
-        self.free.len()
+        self.free.len
     }
 
     /// Live ids in dense order: `ids()[d]` is the id at dense index `d`.
@@ -400,6 +417,9 @@ impl<I: Id> IdTable<I> {
         self.ids.reserve(additional);
         let fresh_needed = additional.saturating_sub(self.reusable());
         self.slots.reserve(fresh_needed);
+        if !self.free.links.is_empty() {
+            self.free.links.reserve(fresh_needed);
+        }
     }
 
     /// How many of the next inserts take a queued slot if nothing is removed
@@ -407,10 +427,11 @@ impl<I: Id> IdTable<I> {
     /// (an insert reuses only while at least `min_free` slots wait).
     fn reusable(&self) -> usize {
         let held_back = self.config.min_free.saturating_sub(1);
-        self.free.len().saturating_sub(held_back)
+        self.free.len.saturating_sub(held_back)
     }
 
-    /// Shrinks the dense array and the free queue to fit.
+    /// Shrinks the dense array (and the free list's side links, when the
+    /// table has them) to fit.
     ///
     /// ```
     /// use idtable::{IdTable, Id32_32};
@@ -424,7 +445,7 @@ impl<I: Id> IdTable<I> {
     pub fn shrink_to_fit(&mut self) {
         self.ids.shrink_to_fit();
         self.slots.shrink_to_fit();
-        self.free.shrink_to_fit();
+        self.free.links.shrink_to_fit();
     }
 
     #[inline(always)]
@@ -449,12 +470,14 @@ impl<I: Id> IdTable<I> {
     /// Which slot the next insert takes.
     #[inline(always)]
     fn next_slot(&self) -> NextSlot {
-        let waiting = self.free.len();
-        let fresh_left = self.slots.len() <= I::MAX_INDEX;
-        if waiting > 0 && (waiting >= self.config.min_free || !fresh_left) {
-            NextSlot::Queued(self.free[0].to_u64() as usize)
-        } else if fresh_left {
+        let waiting = self.free.len;
+        let slots = self.slots.len();
+        if waiting > 0 && (waiting >= self.config.min_free || slots > I::MAX_INDEX) {
+            NextSlot::Queued(self.free.head)
+        } else if slots < Self::LINKS_IN_SLOTS {
             NextSlot::Fresh
+        } else if slots <= I::MAX_INDEX {
+            NextSlot::FreshPastLine
         } else {
             NextSlot::Full
         }
@@ -475,7 +498,7 @@ impl<I: Id> IdTable<I> {
                 s,
                 Self::next_generation_after(Self::slot_generation(self.slots[s])),
             ),
-            NextSlot::Fresh => (self.slots.len(), 1),
+            NextSlot::Fresh | NextSlot::FreshPastLine => (self.slots.len(), 1),
             NextSlot::Full => return Err(TableFull::new::<I>()),
         };
         Ok(Self::make_id(index, generation))
@@ -508,8 +531,8 @@ impl<I: Id> IdTable<I> {
         // Each arm writes its slot once, with the new id's generation and
         // dense index.
         let (index, generation) = match self.next_slot() {
-            NextSlot::Queued(s) => {
-                self.free.pop_front();
+            NextSlot::Queued(_) => {
+                let s = self.dequeue();
                 let slot = &mut self.slots[s];
                 let generation = Self::next_generation_after(Self::slot_generation(*slot));
                 *slot = Self::pack(generation, dense as u64);
@@ -517,6 +540,11 @@ impl<I: Id> IdTable<I> {
             }
             NextSlot::Fresh => {
                 self.slots.push(Self::pack(1, dense as u64));
+                (self.slots.len() - 1, 1)
+            }
+            NextSlot::FreshPastLine => {
+                self.slots.push(Self::pack(1, dense as u64));
+                self.grow_links();
                 (self.slots.len() - 1, 1)
             }
             NextSlot::Full => return Err(TableFull::new::<I>()),
@@ -576,7 +604,7 @@ impl<I: Id> IdTable<I> {
     #[inline(always)]
     pub fn dense_index(&self, id: I) -> Option<usize> {
         self.dense_or_vacant(id)
-            .filter(|&dense| dense as u64 != Self::MASK)
+            .filter(|&dense| dense < self.ids.len())
     }
 
     /// `true` if `id` is live in this table.
@@ -595,10 +623,10 @@ impl<I: Id> IdTable<I> {
     }
 
     /// The dense field of `id`'s slot if the generations match: its dense
-    /// index when live, or `VACANT` (>= any length, since the table never
-    /// holds more than `MAX_INDEX + 1` ids) when the slot is free. Callers
-    /// that bounds-check the result against [`len`](IdTable::len) anyway get
-    /// the vacancy check for free.
+    /// index when live, or, when the slot is vacant, `VACANT` or a free-list
+    /// link, both at least [`len`](IdTable::len) (see `table/free.rs`).
+    /// Callers that bounds-check the result against `len` anyway get the
+    /// vacancy check for free.
     #[inline(always)]
     pub(crate) fn dense_or_vacant(&self, id: I) -> Option<usize> {
         let slot = self.slots.get(id.index())?.to_u64();
@@ -648,8 +676,7 @@ impl<I: Id> IdTable<I> {
         self.slots[index] = Self::pack(generation, Self::MASK);
         let exhausted = generation >= I::MAX_GENERATION.to_u64();
         if !(exhausted && self.config.on_exhausted == OnExhausted::Retire) {
-            self.free
-                .push_back(I::Bits::from_u64_truncating(index as u64));
+            self.enqueue(index);
         }
     }
 
@@ -743,20 +770,30 @@ impl<I: Id> IdTable<I> {
     /// With a message naming the first invariant that does not hold.
     pub fn check_invariants(&self) {
         let slots = self.slots.len();
+        let len = self.ids.len();
         assert!(
             slots <= I::MAX_INDEX + 1,
             "more slots than the layout has indices"
         );
-        assert!(self.ids.len() <= slots, "more live ids than slots");
+        assert!(len <= slots, "more live ids than slots");
+        let links_in_slots = self.free.links.is_empty();
+        if links_in_slots {
+            assert!(
+                slots <= Self::LINKS_IN_SLOTS,
+                "{slots} slots keep free-list links in the slots (at most {})",
+                Self::LINKS_IN_SLOTS
+            );
+        } else {
+            assert_eq!(self.free.links.len(), slots, "one side link per slot");
+        }
         let mut occupied = 0usize;
         for (s, &slot) in self.slots.iter().enumerate() {
             let generation = Self::slot_generation(slot);
             assert!(generation >= 1, "slot {s} has generation 0");
             let dense = slot.to_u64() & Self::MASK;
-            if dense != Self::MASK {
+            if dense < len as u64 {
                 occupied += 1;
                 let d = dense as usize;
-                assert!(d < self.ids.len(), "slot {s} points past the dense array");
                 let id = self.ids[d];
                 assert_eq!(id.index(), s, "slot {s} and ids[{d}] disagree on the index");
                 assert_eq!(
@@ -764,24 +801,54 @@ impl<I: Id> IdTable<I> {
                     generation,
                     "slot {s} and ids[{d}] disagree on the generation"
                 );
+            } else if dense != Self::MASK {
+                assert!(
+                    links_in_slots,
+                    "slot {s} is vacant with a link in its dense field, but the links are on the side"
+                );
             }
         }
-        assert_eq!(occupied, self.ids.len(), "occupied slots != live ids");
+        assert_eq!(occupied, len, "occupied slots != live ids");
         let mut queued = alloc::vec![false; slots];
-        for &s in &self.free {
-            let s = s.to_u64() as usize;
-            assert!(s < slots, "free queue names slot {s}, past the slots");
+        let mut count = 0;
+        let mut s = self.free.head;
+        for i in 0..self.free.len {
+            if i > 0 {
+                s = self.next_queued(s);
+            }
+            assert!(s < slots, "the free list names slot {s}, past the slots");
             assert!(!queued[s], "slot {s} is queued twice");
             queued[s] = true;
-            assert_eq!(
-                self.slots[s].to_u64() & Self::MASK,
-                Self::MASK,
-                "queued slot {s} is occupied"
-            );
+            count += 1;
+            let dense = self.slots[s].to_u64() & Self::MASK;
+            assert!(dense >= len as u64, "queued slot {s} is occupied");
+            let last = i + 1 == self.free.len;
+            if links_in_slots {
+                assert_eq!(
+                    dense == Self::MASK,
+                    last,
+                    "queued slot {s}: only the last one has no link"
+                );
+            } else {
+                assert_eq!(dense, Self::MASK, "queued slot {s} has a link in its slot");
+            }
+            if last {
+                assert_eq!(
+                    s, self.free.tail,
+                    "the free list's tail is not its last slot"
+                );
+            }
         }
+        assert_eq!(count, self.free.len);
         for (s, &slot) in self.slots.iter().enumerate() {
-            let vacant = slot.to_u64() & Self::MASK == Self::MASK;
+            let dense = slot.to_u64() & Self::MASK;
+            let vacant = dense >= len as u64;
             if vacant && !queued[s] {
+                assert_eq!(
+                    dense,
+                    Self::MASK,
+                    "slot {s} links into the free list but is not queued"
+                );
                 assert!(
                     self.config.on_exhausted == OnExhausted::Retire
                         && Self::slot_generation(slot) == I::MAX_GENERATION.to_u64(),
@@ -832,6 +899,70 @@ mod tests {
         let order: Vec<_> = (0..3).map(|_| t.insert().0.index()).collect();
         assert_eq!(order, vec![3, 1, 4]);
         t.check_invariants();
+    }
+
+    #[test]
+    fn free_list_links_leave_the_slots_past_half_the_indices() {
+        // Id32<4>: indices 0..=14; links live in the slots up to 7 slots.
+        let config = TableConfig {
+            min_free: 100,
+            ..TableConfig::default()
+        };
+        let mut t = IdTable::<Id32<4>>::with_config(config);
+        let ids: Vec<_> = (0..7).map(|_| t.insert().0).collect();
+        for &i in &[ids[3], ids[1], ids[5]] {
+            t.remove(i);
+        }
+        assert!(t.free.links.is_empty(), "7 slots: links in the slots");
+        // Queued links are never live dense indices: every stale id misses.
+        for &i in &[ids[3], ids[1], ids[5]] {
+            assert_eq!(t.dense_or_vacant(i).map(|d| d < t.len()), Some(false));
+            assert_eq!(t.dense_index(i), None);
+        }
+        t.check_invariants();
+        // The eighth slot moves the links out, in order.
+        let (fresh, _) = t.insert();
+        assert_eq!(fresh.index(), 7);
+        assert_eq!(t.free.links.len(), 8);
+        t.check_invariants();
+        assert_eq!(t.queued().collect::<Vec<_>>(), vec![3, 1, 5]);
+        // Fresh indices run out at 15 slots; then the queue, oldest first.
+        while t.slot_count() < 15 {
+            t.insert();
+            t.check_invariants();
+        }
+        let order: Vec<_> = (0..3).map(|_| t.insert().0.index()).collect();
+        assert_eq!(order, vec![3, 1, 5]);
+        t.check_invariants();
+        // And a side-linked table round-trips through its parts.
+        let first = t.ids()[0];
+        t.remove(first);
+        let loaded = IdTable::<Id32<4>>::from_parts(&t.to_parts(), config).unwrap();
+        loaded.check_invariants();
+        assert_eq!(loaded.to_parts(), t.to_parts());
+        assert_eq!(loaded.free.links.len(), 15);
+    }
+
+    #[test]
+    fn stale_ids_of_linked_slots_resolve_to_nothing() {
+        // Every slot but one freed, so each queued slot holds a link; every
+        // generation of every slot is tried.
+        let mut t = IdTable::<Id32<28>>::new();
+        let ids: Vec<_> = (0..64).map(|_| t.insert().0).collect();
+        for &i in ids.iter().skip(1).rev() {
+            t.remove(i);
+        }
+        t.check_invariants();
+        for index in 0..70 {
+            for generation in 1..=15u32 {
+                let id = Id32::<28>::new(index, generation).unwrap();
+                let expected = (id == ids[0]).then_some(0);
+                assert_eq!(t.dense_index(id), expected, "{id:?}");
+                if let Some(d) = t.dense_or_vacant(id) {
+                    assert!(d == 0 || d >= t.len(), "{id:?} reached dense {d}");
+                }
+            }
+        }
     }
 
     #[test]

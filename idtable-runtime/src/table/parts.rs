@@ -1,11 +1,10 @@
 //! [`IdTableParts`]: an [`IdTable`] as plain data, and the checks that turn
 //! plain data back into a table.
 
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{IdTable, OnExhausted, TableConfig};
+use super::{FreeList, IdTable, OnExhausted, TableConfig};
 use crate::id::{Id, IdBits};
 use crate::marks::Marks;
 
@@ -228,7 +227,7 @@ impl<I: Id> IdTable<I> {
 
     /// The queued slots, oldest first (`IdTableParts::free`).
     pub(crate) fn free_slots(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        self.free.iter().map(|s| s.to_u64())
+        self.queued().map(|s| s as u64)
     }
 
     /// Rebuilds a table from [`IdTableParts`] and a configuration, checking
@@ -308,7 +307,6 @@ impl<I: Id> IdTable<I> {
             ids.push(Self::make_id(s, generation));
         }
         let retire = config.on_exhausted == OnExhausted::Retire;
-        let mut free = VecDeque::with_capacity(parts.free.len());
         let mut queued = Marks::with_len(if parts.free.is_empty() { 0 } else { slot_count });
         for &slot in &parts.free {
             let s = check("free", slot)?;
@@ -318,7 +316,6 @@ impl<I: Id> IdTable<I> {
             if retire && parts.slots[s] == max_generation {
                 return Err(PartsError::WouldResurrect { slot: s });
             }
-            free.push_back(I::Bits::from_u64_truncating(s as u64));
         }
         // Each slot was listed at most once, so when the lists name as many
         // slots as there are, every slot is listed: nothing to look for.
@@ -331,12 +328,18 @@ impl<I: Id> IdTable<I> {
                 }
             }
         }
-        Ok(IdTable {
+        let mut table = IdTable {
             slots,
             ids,
-            free,
+            free: FreeList::new(),
             config,
-        })
+        };
+        // The lists are valid: thread the free list through them.
+        table.links_for_slot_count();
+        for &slot in &parts.free {
+            table.enqueue(slot as usize);
+        }
+        Ok(table)
     }
 }
 
