@@ -12,7 +12,139 @@ use alloc::vec::Vec;
 /// buffer in the documented format, of version 2 or of version 1 (which has no
 /// integers). Whatever passes can be read and edited without panicking, once
 /// its version byte says 2.
+///
+/// Small, valid buffers (the many blocks of a `DataMap`) are accepted by
+/// [`quick_check`], one pass without sorting or scratch space; anything it
+/// does not accept goes through [`full_check`], which names the first
+/// problem. Both accept exactly the same buffers (tests cross-check them on
+/// every input in debug builds).
 pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
+    if quick_check(words) {
+        debug_assert_eq!(
+            full_check(words),
+            Ok(()),
+            "quick_check accepted a buffer full_check refuses"
+        );
+        return Ok(());
+    }
+    full_check(words)
+}
+
+/// Most entries, and most payload words, [`quick_check`] handles; larger
+/// buffers go to [`full_check`].
+const QUICK_ENTRIES: usize = 16;
+const QUICK_PAYLOAD_WORDS: usize = 64;
+
+/// `true` only if `words` is valid (what [`full_check`] accepts); `false`
+/// if it is not, or is too large for this check. Payload overlaps and the
+/// zero words between payloads are found with a bit per payload word.
+fn quick_check(words: &[u32]) -> bool {
+    let bytes = as_bytes(words);
+    let len = bytes.len();
+    let (Some(&word0), Some(&word1)) = (words.first(), words.get(1)) else {
+        return false;
+    };
+    let version = word0 as u8;
+    let n = (word0 >> 16) as usize;
+    let (payload_start, declared) = split_slot(word1);
+    let header_end = header_words(n) * 4;
+    if !(OLDEST_VERSION..=VERSION).contains(&version)
+        || word0 & 0xff00 != 0
+        || declared != len
+        || n > QUICK_ENTRIES
+        || payload_start % 4 != 0
+        || payload_start < header_end
+        || payload_start > len
+        || (len - header_end) / 4 > QUICK_PAYLOAD_WORDS
+    {
+        return false;
+    }
+    let keys = &words[FIXED_WORDS..FIXED_WORDS + n];
+    let values = &words[FIXED_WORDS + n..FIXED_WORDS + 2 * n];
+    let tags_start = (FIXED_WORDS + 2 * n) * 4;
+    let tags = &bytes[tags_start..tags_start + n];
+    if bytes[tags_start + n..header_end].iter().any(|&b| b != 0) {
+        return false;
+    }
+    // Duplicate keys: a key is compared with the earlier ones only when its
+    // low 6 bits met an earlier key's (keys are hashes, so rarely).
+    let mut seen = 0u64;
+    for (i, &key) in keys.iter().enumerate() {
+        let bit = 1u64 << (key & 63);
+        if seen & bit != 0 && keys[..i].contains(&key) {
+            return false;
+        }
+        seen |= bit;
+    }
+    let first_payload_word = header_end / 4;
+    let mut covered = 0u64;
+    for (&word, &byte) in values.iter().zip(tags) {
+        let Some(tag) = Tag::from_byte(byte).filter(|tag| tag.in_version(version)) else {
+            return false;
+        };
+        match tag {
+            Tag::Bool if word > 1 => return false,
+            Tag::Str | Tag::Floats => {
+                let (offset, field) = split_slot(word);
+                let size = tag.payload_bytes(field);
+                if size == 0 {
+                    if offset != 0 {
+                        return false;
+                    }
+                    continue;
+                }
+                if offset % 4 != 0 || offset < payload_start || offset + size > len {
+                    return false;
+                }
+                // The payload's words (`offset` is word-aligned, past the
+                // header, and the payload ends within the buffer).
+                let span = &words[offset / 4..(offset + size).div_ceil(4)];
+                if tag == Tag::Str && !is_text(span, size) {
+                    return false;
+                }
+                // The payload's words as bits of the payload area (at most
+                // 64 words, checked above).
+                let first = offset / 4 - first_payload_word;
+                let count = span.len();
+                let bits = (u64::MAX >> (64 - count)) << first;
+                if covered & bits != 0 {
+                    return false;
+                }
+                covered |= bits;
+            }
+            _ => {}
+        }
+    }
+    // Every payload-area word no payload covers is zero.
+    let area = &words[first_payload_word..];
+    let mut gaps = if area.len() == 64 {
+        !covered
+    } else {
+        !covered & ((1u64 << area.len()) - 1)
+    };
+    while gaps != 0 {
+        if area[gaps.trailing_zeros() as usize] != 0 {
+            return false;
+        }
+        gaps &= gaps - 1;
+    }
+    true
+}
+
+/// `span`, the words of a string payload of `size` bytes, holds UTF-8
+/// text followed by zero padding. ASCII text (no byte with its high bit
+/// set, padding included) is checked a word at a time.
+#[inline]
+fn is_text(span: &[u32], size: usize) -> bool {
+    let tail = size % 4;
+    let padding_ok = tail == 0 || span[span.len() - 1] >> (8 * tail) == 0;
+    padding_ok
+        && (span.iter().all(|&w| w & 0x8080_8080 == 0)
+            || core::str::from_utf8(&as_bytes(span)[..size]).is_ok())
+}
+
+/// The complete check behind [`validate`]: the first problem, by name.
+fn full_check(words: &[u32]) -> Result<(), DataError> {
     let bytes = as_bytes(words);
     let len = bytes.len();
     let (Some(&word0), Some(&word1)) = (words.first(), words.get(1)) else {
@@ -184,6 +316,96 @@ impl Ranges {
             &mut self.small[..self.count]
         } else {
             &mut self.large
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::words::from_le_bytes;
+    use crate::data::{DataComponent, Value};
+
+    /// Components of every value type and of 0 to 20 entries; some within
+    /// `quick_check`'s limits, some past them.
+    fn samples() -> Vec<DataComponent> {
+        let mut out = Vec::new();
+        for n in 0..=20usize {
+            let mut sheet = DataComponent::new();
+            for k in 0..n {
+                let key = alloc::format!("key {k}");
+                let value = match k % 6 {
+                    0 => Value::Float(k as f32),
+                    1 => Value::Int(-(k as i32)),
+                    2 => Value::Bool(k % 4 == 0),
+                    3 => Value::Str(if k % 2 == 0 { "plain" } else { "naïve café" }),
+                    4 => Value::Floats(&[1.0, 2.0, 3.0]),
+                    _ => Value::Str(""),
+                };
+                sheet.set(key.as_str(), value).unwrap();
+            }
+            out.push(sheet.clone());
+            // Removing entries leaves zeroed payload holes behind.
+            if n > 3 {
+                sheet.remove("key 3");
+                out.push(sheet);
+            }
+        }
+        out
+    }
+
+    /// The header fields `quick_check` decides its limits on, if readable.
+    fn within_quick_limits(words: &[u32]) -> bool {
+        let n = (words[0] >> 16) as usize;
+        let len = words.len() * 4;
+        let header_end = header_words(n) * 4;
+        n <= QUICK_ENTRIES && header_end <= len && (len - header_end) / 4 <= QUICK_PAYLOAD_WORDS
+    }
+
+    #[test]
+    fn quick_check_accepts_every_valid_buffer_within_its_limits() {
+        let mut quick = 0;
+        for sheet in samples() {
+            let words = from_le_bytes(sheet.as_bytes());
+            assert_eq!(full_check(&words), Ok(()));
+            assert_eq!(
+                quick_check(&words),
+                within_quick_limits(&words),
+                "{sheet:?}"
+            );
+            quick += usize::from(quick_check(&words));
+        }
+        assert!(quick > 10, "only {quick} samples took the quick path");
+    }
+
+    #[test]
+    fn quick_check_accepts_only_what_full_check_accepts() {
+        // Every truncation and every 1-byte corruption (5 values per byte)
+        // of each sample: the two checks agree on what is valid.
+        for sheet in samples().into_iter().filter(|s| s.len() <= 12) {
+            let bytes = sheet.as_bytes();
+            let mut cases: Vec<Vec<u8>> = (0..bytes.len() / 4)
+                .map(|w| bytes[..w * 4].to_vec())
+                .collect();
+            for at in 0..bytes.len() {
+                for value in [0u8, 1, 0x7f, 0x80, 0xff] {
+                    let mut bad = bytes.to_vec();
+                    bad[at] = value;
+                    cases.push(bad);
+                }
+            }
+            for case in cases {
+                let words = from_le_bytes(&case);
+                let full = full_check(&words);
+                if quick_check(&words) {
+                    assert_eq!(full, Ok(()), "quick_check accepted {case:?}");
+                } else if full.is_ok() && words.len() >= 2 {
+                    assert!(
+                        !within_quick_limits(&words),
+                        "quick_check refused valid {case:?}"
+                    );
+                }
+            }
         }
     }
 }

@@ -687,6 +687,10 @@ impl<K: Id> DataMap<K> {
                 byte: reserved,
             });
         }
+        // Room for the declared entities, but no more than the buffer can
+        // hold (a region is at least a 2-word block and an id).
+        let most = (words.len() - MAP_HEADER_WORDS) / (2 + Self::ID_WORDS);
+        map.ids.reserve_exact((words[1] as usize).min(most));
         let mut at = MAP_HEADER_WORDS;
         while let Some(&word) = words.get(at) {
             if word == 0 {
