@@ -6,7 +6,8 @@
 //! and holds exactly the model; under `retire` no id is ever issued twice.
 //!
 //! The first input byte picks one of several configurations, chosen so that
-//! retirement, wrapping and a full table happen within a few operations.
+//! retirement, wrapping, a full table and a free list whose links move out
+//! of the vacant slots happen within a few operations.
 
 #![no_main]
 
@@ -378,6 +379,8 @@ configuration!(three_indices, id = idtable::Id32<2>, min_free = 100);
 configuration!(seven_indices_min_free, id = idtable::Id64<3>, min_free = 2);
 configuration!(id24_8_min_free, id = idtable::Id24_8, min_free = 3);
 configuration!(one_generation, id = idtable::Id32<31>, min_free = 1);
+// 31 indices: the free list's links leave the vacant slots past 15 slots.
+configuration!(links_leave_the_slots, id = idtable::Id32<5>, min_free = 4);
 
 fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else {
@@ -386,13 +389,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(ops) = Vec::<Op>::arbitrary_take_rest(Unstructured::new(rest)) else {
         return;
     };
-    match which % 7 {
+    match which % 8 {
         0 => default_layout::run(&ops, 32, 64, 0, false),
         1 => three_generations_wrap::run(&ops, 30, 32, 2, true),
         2 => seven_generations_retire::run(&ops, 29, 32, 0, false),
         3 => three_indices::run(&ops, 2, 32, 100, false),
         4 => seven_indices_min_free::run(&ops, 3, 64, 2, false),
         5 => id24_8_min_free::run(&ops, 24, 32, 3, false),
-        _ => one_generation::run(&ops, 31, 32, 1, false),
+        6 => one_generation::run(&ops, 31, 32, 1, false),
+        _ => links_leave_the_slots::run(&ops, 5, 32, 4, false),
     }
 });
