@@ -7,7 +7,7 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use idtable::data::{DataMap, Key};
+use idtable::data::{DataError, DataMap, Key, MAX_BYTES};
 use idtable::{Id, Id24_8, Id32_32};
 use idtable_fuzz::map::{assert_same_contents, read_map, CheckedMap, MapOp};
 use libfuzzer_sys::fuzz_target;
@@ -76,10 +76,19 @@ fn accept<K: Id>(map: DataMap<K>, bytes: &[u8]) {
     let mut edited = map.clone();
     let ids: Vec<K> = edited.ids().to_vec();
     for (n, &id) in ids.iter().enumerate() {
+        // Bytes the entity's data takes before the edit: a `set` may fail
+        // only with `TooLarge`, and only for an entity near the size limit.
+        let size = edited.entity(id).unwrap().as_bytes().len();
+        let fits = |result: Result<(), DataError>| match result {
+            Ok(()) => {}
+            Err(DataError::TooLarge { .. }) => assert!(
+                size + 64 > MAX_BYTES,
+                "set refused as too large an entity of {size} bytes"
+            ),
+            Err(other) => panic!("set failed with {other:?}"),
+        };
         match n % 4 {
-            0 => edited
-                .set(id, "edited", "a longer value than most")
-                .unwrap(),
+            0 => fits(edited.set(id, "edited", "a longer value than most")),
             1 => assert!(edited.remove(id)),
             2 => {
                 let first = edited.entity(id).unwrap().iter().next().map(|(k, _)| k);
@@ -87,7 +96,7 @@ fn accept<K: Id>(map: DataMap<K>, bytes: &[u8]) {
                     assert!(edited.remove_key(id, key));
                 }
             }
-            _ => edited.set(id, Key::new("xs"), &[1.0_f32; 5]).unwrap(),
+            _ => fits(edited.set(id, Key::new("xs"), &[1.0_f32; 5])),
         }
     }
     let again = DataMap::<K>::from_bytes(edited.as_bytes()).expect("edited map reloads");
