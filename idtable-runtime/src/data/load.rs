@@ -382,13 +382,19 @@ mod tests {
     fn quick_check_accepts_only_what_full_check_accepts() {
         // Every truncation and every 1-byte corruption (5 values per byte)
         // of each sample: the two checks agree on what is valid.
-        for sheet in samples().into_iter().filter(|s| s.len() <= 12) {
+        // Under Miri, the smaller samples and two values per byte.
+        let (most_entries, values): (usize, &[u8]) = if cfg!(miri) {
+            (3, &[0, 0xff])
+        } else {
+            (12, &[0, 1, 0x7f, 0x80, 0xff])
+        };
+        for sheet in samples().into_iter().filter(|s| s.len() <= most_entries) {
             let bytes = sheet.as_bytes();
             let mut cases: Vec<Vec<u8>> = (0..bytes.len() / 4)
                 .map(|w| bytes[..w * 4].to_vec())
                 .collect();
             for at in 0..bytes.len() {
-                for value in [0u8, 1, 0x7f, 0x80, 0xff] {
+                for &value in values {
                     let mut bad = bytes.to_vec();
                     bad[at] = value;
                     cases.push(bad);
