@@ -686,19 +686,21 @@ impl<I: Id> IdTable<I> {
     /// order. The caller removes the same rows of its columns.
     pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
         let end = self.ids.len();
+        // The marked ids' slots first, queued in dense order; then the
+        // survivors move down over the gaps. Walking the marks a word at a
+        // time spares a branch on each row's mark (half of them mispredicted
+        // when half the rows go).
+        marks.for_each(true, start, end, |d| {
+            let id = self.ids[d];
+            self.release(id);
+        });
         let mut write = start;
-        for read in start..end {
+        marks.for_each(false, start, end, |read| {
             let id = self.ids[read];
-            if marks.contains(read) {
-                self.release(id);
-            } else {
-                if read != write {
-                    self.ids[write] = id;
-                    self.slots[id.index()] = Self::pack(id.generation().to_u64(), write as u64);
-                }
-                write += 1;
-            }
-        }
+            self.ids[write] = id;
+            self.slots[id.index()] = Self::pack(id.generation().to_u64(), write as u64);
+            write += 1;
+        });
         self.ids.truncate(write);
     }
 
