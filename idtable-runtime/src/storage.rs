@@ -1013,8 +1013,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// writes it through [`row`](Self::row) / [`row_mut`](Self::row_mut); it
     /// must not insert or remove.
     ///
-    /// The removal is one pass over the rows from the first removed one on:
-    /// the kept rows move down and keep their order, as with `Vec::retain`
+    /// Each row from the first removed one on moves at most once: the kept
+    /// rows move down and keep their order, as with `Vec::retain`
     /// (unlike [`remove`](Self::remove), which moves the last row into the
     /// gap). Freed slots are queued in dense order.
     ///
@@ -1057,8 +1057,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// repeated ids are skipped) and returns how many were removed.
     ///
     /// Unlike a loop of [`remove`](Self::remove)s, it moves each row at most
-    /// once: one pass over the rows from the first removed one on, the kept
-    /// rows moving down and keeping their order. Freed slots are queued in
+    /// once: from the first removed row on, the kept rows move down and keep
+    /// their order (the marks are read a word at a time, not tested row by
+    /// row). Freed slots are queued in
     /// dense order, not in the order of `ids`. Every other id stays valid.
     /// It allocates one bit per object for the pass.
     ///
