@@ -28,6 +28,7 @@ use crate::id::{Id, IdBits};
 
 /// Head, tail and length of the queue; the links themselves live in the
 /// slots or in `links` (see the module docs).
+#[derive(Clone)]
 pub(super) struct FreeList<B> {
     /// The oldest queued slot (meaningless while `len == 0`).
     pub(super) head: usize,
@@ -39,17 +40,6 @@ pub(super) struct FreeList<B> {
     /// `links[s]` is the slot queued after `s` (meaningless for `s` not
     /// queued, or last).
     pub(super) links: Vec<B>,
-}
-
-impl<B: Clone> Clone for FreeList<B> {
-    fn clone(&self) -> Self {
-        FreeList {
-            head: self.head,
-            tail: self.tail,
-            len: self.len,
-            links: self.links.clone(),
-        }
-    }
 }
 
 impl<B> FreeList<B> {
@@ -110,19 +100,15 @@ impl<I: Id> IdTable<I> {
     /// word still holds its last generation; the caller rewrites the word.
     #[inline(always)]
     pub(super) fn dequeue(&mut self) -> usize {
-        let free = &mut self.free;
-        debug_assert!(free.len > 0, "dequeue from an empty free list");
-        let s = free.head;
-        free.head = if free.links.is_empty() {
-            Self::decode_link(self.slots[s].to_u64() & Self::MASK)
-        } else {
-            free.links[s].to_u64() as usize
-        };
-        free.len -= 1;
+        debug_assert!(self.free.len > 0, "dequeue from an empty free list");
+        let s = self.free.head;
+        self.free.head = self.next_queued(s);
+        self.free.len -= 1;
         s
     }
 
-    /// The queued slot after `s`.
+    /// The queued slot after `s` (garbage for the last one).
+    #[inline(always)]
     pub(super) fn next_queued(&self, s: usize) -> usize {
         if self.free.links.is_empty() {
             Self::decode_link(self.slots[s].to_u64() & Self::MASK)
