@@ -551,7 +551,12 @@
 //!
 //! `slots` holds each slot's generation, `dense` the slot of each live
 //! object, `free` the freed slots in queue order (see [`IdTableParts`]). The
-//! [`TableConfig`] is not saved: it belongs to the type.
+//! [`TableConfig`] is not saved: it belongs to the type. In binary formats
+//! (postcard, bincode: `is_human_readable()` is false) each of the three
+//! lists is one byte string instead of a sequence: empty for an empty list,
+//! else a byte giving the width `w` (1, 2, 4 or 8) and each number in `w`
+//! little-endian bytes, `w` the fewest its largest number needs. That is
+//! about as small as varints, and a list loads in one loop over its bytes.
 //!
 #![cfg_attr(feature = "serde", doc = "```")]
 #![cfg_attr(not(feature = "serde"), doc = "```ignore")]

@@ -5,7 +5,9 @@
 //! * [`IdTable`] is its [`IdTableParts`] (`slots`, `dense`, `free`), checked
 //!   by [`IdTable::from_parts`] on the way in, with the default
 //!   [`TableConfig`]. For another configuration deserialize
-//!   [`IdTableParts`] and call [`IdTable::from_parts`].
+//!   [`IdTableParts`] and call [`IdTable::from_parts`]. Each list is a
+//!   sequence of numbers in human-readable formats (JSON) and one byte
+//!   string of varints in binary ones (see [`u64_list`]).
 //! * [`DataComponent`] is its bytes ([`DataComponent::as_bytes`]), checked
 //!   by [`DataComponent::from_bytes`] on the way in.
 //!
@@ -46,29 +48,207 @@ macro_rules! id_serde {
 id_serde!(Id32, u32);
 id_serde!(Id64, u64);
 
-/// A sequence written from an iterator made on demand, so a table is
-/// serialized without copying its lists.
-struct SeqOf<F>(F);
+/// The saved form of one list of an id table (`slots`, `dense`, `free`).
+///
+/// In a human-readable format (`Serializer::is_human_readable`, as JSON) a
+/// list is a sequence of numbers, so a saved table can be read and edited
+/// by hand. In a binary format (postcard, bincode, CBOR…) it is one byte
+/// string: nothing for an empty list, else one byte giving the width `w`
+/// (1, 2, 4 or 8) and then every number as `w` little-endian bytes, `w`
+/// the fewest that hold the largest number. Generations are small and
+/// dense slots below the table's size, so a list takes about as many bytes
+/// as varints would (1 a generation, 2 a slot in tables of up to 65,536),
+/// and loading copies each number out in one loop over fixed-size chunks
+/// instead of one call through serde per number, which made the table's
+/// lists most of what loading an allocator cost beyond its columns (`load`
+/// in BENCHMARKS.md).
+///
+/// Decoding refuses a width other than those four, bytes that do not split
+/// into whole numbers, and a width wider than the largest number needs, so
+/// every list has one encoding and what loads saves back to the same bytes.
+pub(crate) mod u64_list {
+    use alloc::vec::Vec;
+    use core::fmt;
 
-impl<F, It> Serialize for SeqOf<F>
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::Serializer;
+
+    /// The fewest bytes that hold `max`: 1, 2, 4 or 8.
+    fn width_for(max: u64) -> usize {
+        match max {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            0x1_0000..=0xffff_ffff => 4,
+            _ => 8,
+        }
+    }
+
+    /// The list's bytes: its width, then each number in that many bytes.
+    pub(crate) fn encode<It: Iterator<Item = u64>>(values: impl Fn() -> It) -> Vec<u8> {
+        let Some(max) = values().max() else {
+            return Vec::new();
+        };
+        let width = width_for(max);
+        let mut out = Vec::with_capacity(1 + values().size_hint().0 * width);
+        out.push(width as u8);
+        for value in values() {
+            out.extend_from_slice(&value.to_le_bytes()[..width]);
+        }
+        out
+    }
+
+    /// Why a list's bytes were refused.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum ListError {
+        /// The first byte is not 1, 2, 4 or 8.
+        BadWidth(u8),
+        /// The bytes after the width are not a whole number of numbers, or
+        /// there are none.
+        Length,
+        /// The largest number fits in fewer bytes than the width.
+        TooWide,
+    }
+
+    impl fmt::Display for ListError {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                ListError::BadWidth(w) => write!(
+                    f,
+                    "a table list's numbers are {w} bytes wide; expected 1, 2, 4 or 8"
+                ),
+                ListError::Length => {
+                    f.write_str("a table list's bytes are not a whole, non-zero number of numbers")
+                }
+                ListError::TooWide => {
+                    f.write_str("a table list's numbers are wider than its largest number needs")
+                }
+            }
+        }
+    }
+
+    /// The numbers of `body`, each `W` little-endian bytes (`body` splits
+    /// into whole numbers).
+    fn numbers<const W: usize>(body: &[u8]) -> Vec<u64> {
+        body.chunks_exact(W)
+            .map(|chunk| {
+                let mut le = [0u8; 8];
+                le[..W].copy_from_slice(chunk);
+                u64::from_le_bytes(le)
+            })
+            .collect()
+    }
+
+    /// The numbers of `bytes`, or why they are not a list.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<u64>, ListError> {
+        let Some((&width, body)) = bytes.split_first() else {
+            return Ok(Vec::new());
+        };
+        let w = usize::from(width);
+        if !matches!(w, 1 | 2 | 4 | 8) {
+            return Err(ListError::BadWidth(width));
+        }
+        if body.is_empty() || body.len() % w != 0 {
+            return Err(ListError::Length);
+        }
+        let values = match w {
+            1 => numbers::<1>(body),
+            2 => numbers::<2>(body),
+            4 => numbers::<4>(body),
+            _ => numbers::<8>(body),
+        };
+        // The width is the fewest bytes when some number needs more than
+        // half of it (an OR of all of them, which vectorises, not a max).
+        let any_bits = values.iter().fold(0, |acc, &v| acc | v);
+        if w > 1 && any_bits >> (4 * w) == 0 {
+            return Err(ListError::TooWide);
+        }
+        Ok(values)
+    }
+
+    /// Writes `values` in the list form `serializer` wants.
+    pub(crate) fn serialize_iter<S, It>(
+        values: impl Fn() -> It,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>
+    where
+        S: Serializer,
+        It: ExactSizeIterator<Item = u64>,
+    {
+        if serializer.is_human_readable() {
+            serializer.collect_seq(values())
+        } else {
+            serializer.serialize_bytes(&encode(values))
+        }
+    }
+
+    /// For `#[serde(with = ...)]` on a `Vec<u64>` list.
+    pub(crate) fn serialize<S: Serializer>(
+        values: &[u64],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serialize_iter(|| values.iter().copied(), serializer)
+    }
+
+    /// For `#[serde(with = ...)]` on a `Vec<u64>` list.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u64>, D::Error> {
+        if deserializer.is_human_readable() {
+            return <Vec<u64> as serde::Deserialize>::deserialize(deserializer);
+        }
+
+        struct ListVisitor;
+
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = Vec<u64>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the bytes of a table list (a width, then little-endian numbers)")
+            }
+
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u64>, E> {
+                decode(bytes).map_err(E::custom)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+                // A binary format without a bytes type writes them as a
+                // sequence of `u8`. The size hint is untrusted: cap the
+                // preallocation.
+                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    bytes.push(b);
+                }
+                self.visit_bytes(&bytes)
+            }
+        }
+
+        deserializer.deserialize_bytes(ListVisitor)
+    }
+}
+
+/// A list written from an iterator made on demand, so a table is
+/// serialized without copying its lists.
+struct ListOf<F>(F);
+
+impl<F, It> Serialize for ListOf<F>
 where
     F: Fn() -> It,
     It: ExactSizeIterator<Item = u64>,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq((self.0)())
+        u64_list::serialize_iter(&self.0, serializer)
     }
 }
 
 impl<I: Id> Serialize for IdTable<I> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut st = serializer.serialize_struct("IdTable", 3)?;
-        st.serialize_field("slots", &SeqOf(|| self.slot_generations()))?;
+        st.serialize_field("slots", &ListOf(|| self.slot_generations()))?;
         st.serialize_field(
             "dense",
-            &SeqOf(|| self.ids().iter().map(|id| id.index() as u64)),
+            &ListOf(|| self.ids().iter().map(|id| id.index() as u64)),
         )?;
-        st.serialize_field("free", &SeqOf(|| self.free_slots()))?;
+        st.serialize_field("free", &ListOf(|| self.free_slots()))?;
         st.end()
     }
 }
@@ -170,6 +350,98 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("unknown field"), "{err}");
+    }
+
+    #[test]
+    fn table_lists_are_fixed_width_bytes_in_binary_formats() {
+        use super::u64_list::{decode, encode, ListError};
+
+        let enc = |values: &[u64]| encode(|| values.iter().copied());
+        assert_eq!(enc(&[]), Vec::<u8>::new());
+        assert_eq!(enc(&[0, 1, 255]), [1, 0, 1, 255]);
+        assert_eq!(enc(&[1, 256]), [2, 1, 0, 0, 1]);
+        assert_eq!(enc(&[0x1_0000]), [4, 0, 0, 1, 0]);
+        assert_eq!(
+            enc(&[u64::MAX]),
+            [8, 255, 255, 255, 255, 255, 255, 255, 255]
+        );
+        for values in [
+            &[][..],
+            &[0, 1, 255],
+            &[300, 0],
+            &[70_000, 1],
+            &[u64::from(u32::MAX) + 1, 7],
+        ] {
+            assert_eq!(decode(&enc(values)).unwrap(), values);
+        }
+
+        assert_eq!(decode(&[3, 1, 2, 3]), Err(ListError::BadWidth(3)));
+        assert_eq!(decode(&[0]), Err(ListError::BadWidth(0)));
+        assert_eq!(decode(&[1]), Err(ListError::Length));
+        assert_eq!(decode(&[2, 1, 0, 1]), Err(ListError::Length));
+        assert_eq!(decode(&[2, 1, 0, 255, 0]), Err(ListError::TooWide));
+        assert_eq!(
+            decode(&[8, 1, 0, 0, 0, 0, 0, 0, 0]),
+            Err(ListError::TooWide)
+        );
+        for e in [
+            ListError::BadWidth(3),
+            ListError::Length,
+            ListError::TooWide,
+        ] {
+            assert!(e.to_string().contains("table list"), "{e}");
+        }
+    }
+
+    #[test]
+    fn table_lists_decode_every_encoding_and_nothing_else() {
+        use super::u64_list::{decode, encode};
+        use proptest::prelude::*;
+
+        let any_value = prop_oneof![0u64..300, 0u64..70_000, any::<u64>()];
+        proptest!(|(values in proptest::collection::vec(any_value, 0..40))| {
+            let bytes = encode(|| values.iter().copied());
+            prop_assert_eq!(decode(&bytes).unwrap(), values);
+        });
+        // Any bytes: decoded, they encode back to the same bytes, or are refused.
+        let width_first = (
+            prop_oneof![Just(1u8), Just(2), Just(4), Just(8), any::<u8>()],
+            proptest::collection::vec(any::<u8>(), 0..40),
+        );
+        proptest!(|((width, mut bytes) in width_first)| {
+            bytes.insert(0, width);
+            if let Ok(values) = decode(&bytes) {
+                prop_assert_eq!(encode(|| values.iter().copied()), bytes);
+            }
+        });
+    }
+
+    #[test]
+    fn table_parts_are_lists_of_numbers_in_json_and_bytes_in_postcard() {
+        let parts = IdTableParts {
+            slots: vec![1, 2, 300],
+            dense: vec![2, 0],
+            free: vec![1],
+        };
+        let json = serde_json::to_string(&parts).unwrap();
+        assert_eq!(json, r#"{"slots":[1,2,300],"dense":[2,0],"free":[1]}"#);
+        assert_eq!(serde_json::from_str::<IdTableParts>(&json).unwrap(), parts);
+        let bytes = postcard::to_allocvec(&parts).unwrap();
+        // Each list after its length in bytes: slots 2 bytes wide (300 needs
+        // two), dense and free 1 byte wide.
+        assert_eq!(bytes, [7, 2, 1, 0, 2, 0, 0x2c, 0x01, 3, 1, 2, 0, 2, 1, 1]);
+        assert_eq!(postcard::from_bytes::<IdTableParts>(&bytes).unwrap(), parts);
+        // A table saves the same bytes as its parts.
+        let mut t = IdTable::<Id24_8>::new();
+        let (a, _) = t.insert();
+        t.insert();
+        t.remove(a);
+        assert_eq!(
+            postcard::to_allocvec(&t).unwrap(),
+            postcard::to_allocvec(&t.to_parts()).unwrap()
+        );
+        let err = postcard::from_bytes::<IdTableParts>(&[2, 3, 1, 0, 0]).unwrap_err();
+        assert!(!err.to_string().is_empty());
     }
 
     #[test]

@@ -47,10 +47,13 @@ use crate::marks::Marks;
 )]
 pub struct IdTableParts {
     /// The generation of every slot ever issued (live, free or retired).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
     pub slots: Vec<u64>,
     /// The slot of each live id, in dense order.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
     pub dense: Vec<u64>,
     /// The freed slots waiting for reuse, oldest first.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
     pub free: Vec<u64>,
 }
 
@@ -267,14 +270,23 @@ impl<I: Id> IdTable<I> {
             });
         }
         let max_generation = I::MAX_GENERATION.to_u64();
-        // `generation - 1` wraps 0 past every valid value: one comparison.
-        if let Some((slot, &generation)) = parts
+        // `generation - 1` wraps 0 past every valid value: one comparison,
+        // folded over every slot without an early exit (it vectorises); the
+        // slot at fault is looked for only when there is one.
+        let bad_generation = |g: u64| g.wrapping_sub(1) >= max_generation;
+        if parts
             .slots
             .iter()
-            .enumerate()
-            .find(|&(_, &g)| g.wrapping_sub(1) >= max_generation)
+            .fold(false, |bad, &g| bad | bad_generation(g))
         {
-            return Err(PartsError::BadGeneration { slot, generation });
+            if let Some((slot, &generation)) = parts
+                .slots
+                .iter()
+                .enumerate()
+                .find(|&(_, &g)| bad_generation(g))
+            {
+                return Err(PartsError::BadGeneration { slot, generation });
+            }
         }
         let check = |list: &'static str, slot: u64| -> Result<usize, PartsError> {
             match usize::try_from(slot) {
