@@ -271,14 +271,22 @@ impl<I: Id> IdTable<I> {
         }
         let max_generation = I::MAX_GENERATION.to_u64();
         // `generation - 1` wraps 0 past every valid value: one comparison,
-        // folded over every slot without an early exit (it vectorises); the
-        // slot at fault is looked for only when there is one.
+        // folded into the pass that builds the slots, without an early exit;
+        // the slot at fault is looked for only when there is one. Every slot
+        // starts vacant (generation kept, reserved dense index); `dense` then
+        // occupies slots and `free` queues them, each once. A slot is listed
+        // when it is occupied, or marked in `queued`.
         let bad_generation = |g: u64| g.wrapping_sub(1) >= max_generation;
-        if parts
+        let mut any_bad = false;
+        let mut slots: Vec<I::Bits> = parts
             .slots
             .iter()
-            .fold(false, |bad, &g| bad | bad_generation(g))
-        {
+            .map(|&generation| {
+                any_bad |= bad_generation(generation);
+                Self::pack(generation, Self::MASK)
+            })
+            .collect();
+        if any_bad {
             if let Some((slot, &generation)) = parts
                 .slots
                 .iter()
@@ -288,35 +296,33 @@ impl<I: Id> IdTable<I> {
                 return Err(PartsError::BadGeneration { slot, generation });
             }
         }
+        let out_of_range = |list: &'static str, slot: u64| PartsError::SlotOutOfRange {
+            list,
+            slot,
+            slots: slot_count,
+        };
         let check = |list: &'static str, slot: u64| -> Result<usize, PartsError> {
             match usize::try_from(slot) {
                 Ok(s) if s < slot_count => Ok(s),
-                _ => Err(PartsError::SlotOutOfRange {
-                    list,
-                    slot,
-                    slots: slot_count,
-                }),
+                _ => Err(out_of_range(list, slot)),
             }
         };
-        // Every slot starts vacant (generation kept, reserved dense index);
-        // `dense` then occupies slots and `free` queues them, each once. A
-        // slot is listed when it is occupied, or marked in `queued`.
-        let mut slots: Vec<I::Bits> = parts
-            .slots
-            .iter()
-            .map(|&generation| Self::pack(generation, Self::MASK))
-            .collect();
         let vacant = |word: I::Bits| word.to_u64() & Self::MASK == Self::MASK;
         let mut ids = Vec::with_capacity(parts.dense.len());
         for (d, &slot) in parts.dense.iter().enumerate() {
-            let s = check("dense", slot)?;
-            let word = &mut slots[s];
+            // One bounds check: the slot's word, if the slot exists.
+            let word = match usize::try_from(slot).ok().and_then(|s| slots.get_mut(s)) {
+                Some(word) => word,
+                None => return Err(out_of_range("dense", slot)),
+            };
             if !vacant(*word) {
-                return Err(PartsError::DuplicateSlot { slot: s });
+                return Err(PartsError::DuplicateSlot {
+                    slot: slot as usize,
+                });
             }
             let generation = Self::slot_generation(*word);
             *word = Self::pack(generation, d as u64);
-            ids.push(Self::make_id(s, generation));
+            ids.push(Self::make_id(slot as usize, generation));
         }
         let retire = config.on_exhausted == OnExhausted::Retire;
         let mut queued = Marks::with_len(if parts.free.is_empty() { 0 } else { slot_count });
