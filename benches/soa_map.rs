@@ -16,6 +16,10 @@
 //!   then remove it from each (the add/remove workload of the ECS
 //!   benchmarks).
 //!
+//! `hand_sparse` is a hand-written floor of `SoaMap`'s layout (see
+//! [`HandSparse`]): what the layout itself costs, so a target out of its
+//! reach shows as such.
+//!
 //! Setup and drop stay outside the timed part (`iter_batched`). Entity keys
 //! come from a slotmap `SlotMap` for the slotmap maps and from a derived
 //! idtable allocator for `SoaMap` and `HashMap` (SipHash, std's default).
@@ -75,6 +79,10 @@ fn permutation(n: usize, seed: u64) -> Vec<usize> {
 }
 
 /// One map under test, with the keys of its own entity table.
+///
+/// The maps' methods are `#[inline(always)]`, so every map's work is
+/// inlined into the never-inlined timed loops (`timed_gets`,
+/// `timed_removes`) alike, as it would be in a user's loop.
 trait Map: Clone {
     const NAME: &'static str;
     type Key: Copy;
@@ -91,15 +99,15 @@ impl Map for SoaMap<EntityId, Burning> {
     fn new() -> Self {
         SoaMap::new()
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
         SoaMap::insert(self, key, Burning { dps, left });
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: EntityId) -> bool {
         SoaMap::remove(self, key).is_some()
     }
-    #[inline]
+    #[inline(always)]
     fn get_dps(&self, key: EntityId) -> f32 {
         self.get(key).map_or(0.0, |b| *b.dps)
     }
@@ -114,15 +122,15 @@ impl Map for SecondaryMap<DefaultKey, BurningRow> {
     fn new() -> Self {
         SecondaryMap::new()
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: DefaultKey, (dps, left): (f32, f32)) {
         SecondaryMap::insert(self, key, BurningRow { dps, left });
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: DefaultKey) -> bool {
         SecondaryMap::remove(self, key).is_some()
     }
-    #[inline]
+    #[inline(always)]
     fn get_dps(&self, key: DefaultKey) -> f32 {
         self.get(key).map_or(0.0, |b| b.dps)
     }
@@ -137,15 +145,15 @@ impl Map for SparseSecondaryMap<DefaultKey, BurningRow> {
     fn new() -> Self {
         SparseSecondaryMap::new()
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: DefaultKey, (dps, left): (f32, f32)) {
         SparseSecondaryMap::insert(self, key, BurningRow { dps, left });
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: DefaultKey) -> bool {
         SparseSecondaryMap::remove(self, key).is_some()
     }
-    #[inline]
+    #[inline(always)]
     fn get_dps(&self, key: DefaultKey) -> f32 {
         self.get(key).map_or(0.0, |b| b.dps)
     }
@@ -160,20 +168,134 @@ impl Map for HashMap<EntityId, BurningRow> {
     fn new() -> Self {
         HashMap::new()
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
         HashMap::insert(self, key, BurningRow { dps, left });
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, key: EntityId) -> bool {
         HashMap::remove(self, &key).is_some()
     }
-    #[inline]
+    #[inline(always)]
     fn get_dps(&self, key: EntityId) -> f32 {
         self.get(&key).map_or(0.0, |b| b.dps)
     }
     fn sum_left(&self) -> f32 {
         sum4(self.values().map(|b| b.left))
+    }
+}
+
+/// A hand-written floor for `SoaMap`: the same layout and rules, written
+/// for this one component and key type with nothing generic in the way.
+/// Dense columns (`dps`, `left`) parallel to `keys` and packed by
+/// swap-remove; a sparse index of one `u32` dense position per slot index
+/// (4 bytes), in pages of 1024 allocated when first written, as the design
+/// requires, reached through one flat array of page pointers (`SoaMap`'s
+/// `near` directory, which serves every slot index below 2^24: all of this
+/// benchmark's); an entry found only by its exact key (the key stored at
+/// the dense position is compared). Unchecked where the invariants below
+/// make a check redundant. What it cannot do, `SoaMap` cannot do either
+/// without a layout the design does not allow.
+///
+/// Invariants: `keys`, `dps` and `left` have the same length; for every
+/// `d < keys.len()`, the entry of `keys[d].index()` is `d`; every other
+/// entry of an allocated page is `VACANT`.
+#[derive(Clone, Default)]
+pub struct HandSparse {
+    pages: Vec<Option<Box<[u32; HAND_PAGE]>>>,
+    keys: Vec<EntityId>,
+    dps: Vec<f32>,
+    left: Vec<f32>,
+}
+
+const HAND_PAGE: usize = 1024;
+
+impl HandSparse {
+    const VACANT: u32 = u32::MAX;
+
+    /// The entry of slot index `i`, if its page exists.
+    #[inline(always)]
+    fn entry(&self, i: usize) -> Option<u32> {
+        let page = self.pages.get(i / HAND_PAGE)?.as_deref()?;
+        Some(page[i % HAND_PAGE])
+    }
+
+    /// The entry of slot index `i`, its page allocated if needed.
+    #[inline(always)]
+    fn entry_mut(&mut self, i: usize) -> &mut u32 {
+        let p = i / HAND_PAGE;
+        if p >= self.pages.len() {
+            self.pages.resize(p + 1, None);
+        }
+        let page = self.pages[p].get_or_insert_with(|| Box::new([Self::VACANT; HAND_PAGE]));
+        &mut page[i % HAND_PAGE]
+    }
+
+    /// The entry of slot index `i`, whose page exists.
+    #[inline(always)]
+    fn set_entry(&mut self, i: usize, entry: u32) {
+        // SAFETY: only called for slot indices that hold a key, whose page
+        // was allocated when the key was inserted.
+        let page = unsafe { self.pages.get_unchecked_mut(i / HAND_PAGE).as_deref_mut() };
+        // SAFETY: as above, the page exists.
+        unsafe { page.unwrap_unchecked()[i % HAND_PAGE] = entry };
+    }
+
+    /// The dense position of exactly `key`.
+    #[inline(always)]
+    fn find(&self, key: EntityId) -> Option<usize> {
+        let d = self.entry(key.index())? as usize;
+        if d == Self::VACANT as usize {
+            return None;
+        }
+        // SAFETY: a non-vacant entry is a dense position below `keys.len()`.
+        (unsafe { *self.keys.get_unchecked(d) } == key).then_some(d)
+    }
+}
+
+impl Map for HandSparse {
+    const NAME: &'static str = "hand_sparse";
+    type Key = EntityId;
+    fn new() -> Self {
+        Self::default()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
+        let len = self.keys.len() as u32;
+        let entry = self.entry_mut(key.index());
+        let d = *entry as usize;
+        if d == Self::VACANT as usize {
+            *entry = len;
+            self.keys.push(key);
+            self.dps.push(dps);
+            self.left.push(left);
+        } else if key.generation() >= self.keys[d].generation() {
+            // The same key, or a newer one of the slot: its row is replaced.
+            (self.keys[d], self.dps[d], self.left[d]) = (key, dps, left);
+        } // An older key: nothing changes (SoaMap's rule).
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: EntityId) -> bool {
+        let Some(d) = self.find(key) else {
+            return false;
+        };
+        self.keys.swap_remove(d);
+        self.dps.swap_remove(d);
+        self.left.swap_remove(d);
+        self.set_entry(key.index(), Self::VACANT);
+        if let Some(moved) = self.keys.get(d) {
+            self.set_entry(moved.index(), d as u32);
+        }
+        true
+    }
+    #[inline(always)]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        // SAFETY: `find` gives a dense position below `dps.len()`.
+        self.find(key)
+            .map_or(0.0, |d| unsafe { *self.dps.get_unchecked(d) })
+    }
+    fn sum_left(&self) -> f32 {
+        sum4_slice(&self.left)
     }
 }
 
@@ -296,16 +418,20 @@ fn bench_insert<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Sh
     });
 }
 
+/// The timed loop of `map_remove`, never inlined (see `timed_gets`):
+/// how many keys were removed.
+#[inline(never)]
+fn timed_removes<M: Map>(m: &mut M, keys: &[M::Key]) -> usize {
+    keys.iter().map(|&k| usize::from(m.remove(k))).sum()
+}
+
 fn bench_remove<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
     let full = filled::<M>(c);
     g.bench_function(id(M::NAME, n, share), |b| {
         b.iter_batched(
             || full.clone(),
             |mut m| {
-                let mut removed = 0usize;
-                for &k in &c.access_order {
-                    removed += usize::from(m.remove(k));
-                }
+                let removed = timed_removes(&mut m, &c.access_order);
                 assert_eq!(removed, c.access_order.len());
                 m
             },
@@ -314,10 +440,17 @@ fn bench_remove<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Sh
     });
 }
 
+/// The timed loop of `map_get`: never inlined, so callgrind can count its
+/// instructions alone (`--toggle-collect='soa_map::timed_gets*'`).
+#[inline(never)]
+fn timed_gets<M: Map>(m: &M, keys: &[M::Key]) -> f32 {
+    sum4(keys.iter().map(|&k| m.get_dps(black_box(k))))
+}
+
 fn bench_get<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
     let m = filled::<M>(c);
     g.bench_function(id(M::NAME, n, share), |b| {
-        b.iter(|| sum4(c.access_order.iter().map(|&k| m.get_dps(black_box(k)))))
+        b.iter(|| timed_gets(&m, &c.access_order))
     });
 }
 
@@ -354,6 +487,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         let sec = filled::<SecondaryMap<DefaultKey, BurningRow>>(&cs);
         let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
         let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
+        let hand = filled::<HandSparse>(&ci);
         let want = sum4_slice(
             &ci.insert_order
                 .iter()
@@ -366,6 +500,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             ("secondary_map", sec.sum_left()),
             ("sparse_secondary_map", sparse.sum_left()),
             ("hashmap", hash.sum_left()),
+            ("hand_sparse", hand.sum_left()),
         ] {
             // Summation order differs (dense, slot or hash order): compare
             // loosely; the row values are small integers and halves.
@@ -377,6 +512,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         for (a, b) in ci.access_order.iter().zip(&cs.access_order).take(1000) {
             assert_eq!(soa.get_dps(*a), sec.get_dps(*b));
             assert_eq!(soa.get_dps(*a), hash.get_dps(*a));
+            assert_eq!(soa.get_dps(*a), hand.get_dps(*a));
             assert_eq!(sparse.get_dps(*b), sec.get_dps(*b));
         }
     }
@@ -426,6 +562,7 @@ fn main() {
                     $bench::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
+                    $bench::<HandSparse>(&mut g, &ci, n, share);
                     g
                 }};
             }
@@ -450,6 +587,7 @@ fn main() {
             bench_add_remove::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);
+            bench_add_remove::<HandSparse>(&mut g, &idt, n);
             g.finish();
         }
     }

@@ -405,8 +405,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// ```
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        let d = self.sparse.find(key)?;
-        self.sparse.swap_remove(d);
+        let d = self.sparse.remove(key)?;
         Some(from_values(self.columns.swap_remove(d)))
     }
 

@@ -127,8 +127,40 @@ impl SparseIndex {
     /// The dense position stored for slot index `index`.
     #[inline(always)]
     fn get(&self, index: usize) -> Option<usize> {
-        let entry = self.page(index)?[index % PAGE_LEN];
+        let entry = self.raw(index)?;
         (entry != VACANT).then_some(entry as usize)
+    }
+
+    /// The entry of `index` as stored ([`VACANT`] included), if its page
+    /// exists.
+    #[inline(always)]
+    fn raw(&self, index: usize) -> Option<u32> {
+        Some(self.page(index)?[index % PAGE_LEN])
+    }
+
+    /// The entry of `index`, mutably, if its page exists.
+    #[inline(always)]
+    fn raw_mut(&mut self, index: usize) -> Option<&mut u32> {
+        let number = index >> PAGE_BITS;
+        let page = if number < NEAR_PAGES {
+            self.near.get_mut(number)?.as_deref_mut()?
+        } else {
+            self.far_page_mut(index)?
+        };
+        Some(&mut page[index % PAGE_LEN])
+    }
+
+    /// [`raw_mut`](Self::raw_mut)'s page for slot indices `>= 2²⁴`.
+    #[inline(never)]
+    fn far_page_mut(&mut self, index: usize) -> Option<&mut Page> {
+        match u32::try_from(index) {
+            Ok(i) => {
+                let dir = self.dirs.get_mut((i >> (PAGE_BITS + DIR_BITS)) as usize)?;
+                dir.get_mut(((i >> PAGE_BITS) as usize) % DIR_LEN)?
+                    .as_deref_mut()
+            }
+            Err(_) => self.high.get_mut(&(index >> PAGE_BITS)).map(|p| &mut **p),
+        }
     }
 
     /// Writes the entry of `index`, allocating its page if needed.
@@ -266,8 +298,30 @@ impl<K: Id> SparseSet<K> {
     /// The dense position of exactly `key`.
     #[inline(always)]
     pub(crate) fn find(&self, key: K) -> Option<usize> {
-        let d = self.index.get(key.index())?;
+        // A vacant entry (`u32::MAX`) is past every key (`len <= MAX_LEN`):
+        // the bounds check of `keys` refuses it too.
+        let d = self.index.raw(key.index())? as usize;
         (*self.keys.get(d)? == key).then_some(d)
+    }
+
+    /// Removes exactly `key` and returns the dense position it had, the
+    /// last key moving into its place; `None` (and nothing changes) unless
+    /// the set holds `key`. Reads `key`'s entry once: the lookup of
+    /// [`find`](Self::find) and the write that vacates it.
+    #[inline(always)]
+    pub(crate) fn remove(&mut self, key: K) -> Option<usize> {
+        let entry = self.index.raw_mut(key.index())?;
+        let d = *entry as usize;
+        // A vacant entry is past every key, as in `find`.
+        if *self.keys.get(d)? != key {
+            return None;
+        }
+        *entry = VACANT;
+        self.keys.swap_remove(d);
+        if let Some(&moved) = self.keys.get(d) {
+            self.index.set(moved.index(), d);
+        }
+        Some(d)
     }
 
     /// How `key` relates to what is stored at its slot index.
@@ -312,17 +366,6 @@ impl<K: Id> SparseSet<K> {
     pub(crate) fn replace(&mut self, d: usize, key: K) {
         debug_assert_eq!(self.keys[d].index(), key.index());
         self.keys[d] = key;
-    }
-
-    /// Removes the key at `d`, moving the last key into its place.
-    #[inline]
-    pub(crate) fn swap_remove(&mut self, d: usize) -> K {
-        let key = self.keys.swap_remove(d);
-        self.index.unset(key.index());
-        if let Some(&moved) = self.keys.get(d) {
-            self.index.set(moved.index(), d);
-        }
-        key
     }
 
     /// Removes the last key.
@@ -440,12 +483,20 @@ mod tests {
     }
 
     #[test]
-    fn swap_remove_reindexes_the_moved_key() {
+    fn remove_reindexes_the_moved_key() {
         let mut s = SparseSet::<Id32_32>::new();
         for i in 0..10 {
             s.push(key(i * 3, 1));
         }
-        assert_eq!(s.swap_remove(2), key(6, 1));
+        // Not held: a vacant index, an index past every page, another
+        // generation. Nothing changes.
+        for absent in [key(7, 1), key(5_000_000, 1), key(6, 2)] {
+            assert_eq!(s.remove(absent), None);
+        }
+        assert_eq!(s.keys().len(), 10);
+        s.check_invariants();
+        assert_eq!(s.remove(key(6, 1)), Some(2));
+        assert_eq!(s.remove(key(6, 1)), None);
         assert_eq!(s.find(key(27, 1)), Some(2));
         assert_eq!(s.find(key(6, 1)), None);
         assert_eq!(s.pop(), Some(key(24, 1)));
@@ -528,7 +579,7 @@ mod tests {
         assert_eq!(wide.find(Id64::<48>::new(far + 1, 1).unwrap()), None);
         assert!(wide.index_bytes() < 16 * 1024);
         wide.check_invariants();
-        wide.swap_remove(0);
+        assert_eq!(wide.remove(Id64::<48>::new(far, 1).unwrap()), Some(0));
         assert_eq!(wide.find(Id64::<48>::new(7, 1).unwrap()), Some(0));
         wide.check_invariants();
     }
@@ -546,7 +597,8 @@ mod tests {
         }
         assert_eq!(s.find(key(edge + 1, 2)), None);
         s.check_invariants();
-        assert_eq!(s.swap_remove(0), key(edge - 1, 2));
+        assert_eq!(s.remove(key(edge - 1, 2)), Some(0));
+        assert_eq!(s.remove(key(edge + 1, 2)), None);
         assert_eq!(s.find(key(0, 2)), Some(0));
         s.check_invariants();
         // The flat directory (full), a short far directory and four pages.
