@@ -403,16 +403,20 @@ fn id(m: &str, n: usize, share: Share) -> BenchmarkId {
     BenchmarkId::new(m, format!("{n}/{}", share.label()))
 }
 
+/// The timed loop of `map_insert`, never inlined (see `timed_gets`).
+#[inline(never)]
+fn timed_inserts<M: Map>(mut m: M, keys: &[M::Key]) -> M {
+    for (i, &k) in keys.iter().enumerate() {
+        m.insert(k, row(i));
+    }
+    m
+}
+
 fn bench_insert<M: Map>(g: &mut Group<'_>, c: &Case<M::Key>, n: usize, share: Share) {
     g.bench_function(id(M::NAME, n, share), |b| {
         b.iter_batched(
             M::new,
-            |mut m| {
-                for (i, &k) in c.insert_order.iter().enumerate() {
-                    m.insert(k, row(i));
-                }
-                m
-            },
+            |m| timed_inserts(m, &c.insert_order),
             BatchSize::LargeInput,
         )
     });

@@ -1045,15 +1045,6 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         self.reserve(1);
     }
 
-    /// Makes room for one more row: [`reserve(1)`](Self::reserve) reduced to
-    /// the one comparison an insert pays when there is room.
-    #[inline(always)]
-    pub(crate) fn reserve_one(&mut self) {
-        if self.len == self.cap {
-            self.grow_one();
-        }
-    }
-
     /// Appends a row.
     ///
     /// ```

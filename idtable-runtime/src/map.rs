@@ -356,10 +356,13 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
         match self.sparse.slot(key) {
             Slot::Vacant => {
-                // Grow first: if growing panics, nothing has changed.
-                self.columns.reserve_one();
-                self.sparse.push(key);
+                // Room for the key first, then the row (which may grow the
+                // columns): if either panics, nothing has changed. Only
+                // then the key, which cannot fail. Row before key, as in
+                // `SoaStorage::insert` (the faster order there).
+                self.sparse.reserve_one();
                 self.columns.push(into_values(value));
+                self.sparse.push_reserved(key);
                 Ok(None)
             }
             Slot::Same(d) => Ok(Some(self.replace_row(d, value))),

@@ -347,15 +347,34 @@ impl<K: Id> SparseSet<K> {
     /// # Panics
     ///
     /// If the set already holds [`MAX_LEN`] keys.
-    #[inline]
+    #[cfg(any(test, feature = "serde"))]
     pub(crate) fn push(&mut self, key: K) -> usize {
-        let d = self.keys.len();
-        if d >= MAX_LEN {
+        self.reserve_one();
+        self.push_reserved(key)
+    }
+
+    /// Makes room for one more key, so that the next
+    /// [`push_reserved`](Self::push_reserved) cannot fail.
+    ///
+    /// # Panics
+    ///
+    /// If the set already holds [`MAX_LEN`] keys (nothing changes).
+    #[inline(always)]
+    pub(crate) fn reserve_one(&mut self) {
+        if self.keys.len() >= MAX_LEN {
             too_many();
         }
-        debug_assert!(self.index.get(key.index()).is_none());
-        // Room first: once the index points at `d`, nothing may fail.
         self.keys.reserve(1);
+    }
+
+    /// Appends `key`, whose slot index holds no key, after a
+    /// [`reserve_one`](Self::reserve_one); returns its position. Nothing in
+    /// it can fail.
+    #[inline(always)]
+    pub(crate) fn push_reserved(&mut self, key: K) -> usize {
+        let d = self.keys.len();
+        debug_assert!(d < MAX_LEN && self.keys.capacity() > d);
+        debug_assert!(self.index.get(key.index()).is_none());
         self.index.set(key.index(), d);
         self.keys.push(key);
         d
