@@ -71,18 +71,8 @@ impl SparseIndex {
         }
     }
 
-    /// The page holding slot index `index`, if allocated.
-    #[inline(always)]
-    fn page(&self, index: usize) -> Option<&Page> {
-        let number = index >> PAGE_BITS;
-        if number < NEAR_PAGES {
-            self.near.get(number)?.as_deref()
-        } else {
-            self.far_page(index)
-        }
-    }
-
-    /// [`page`](Self::page) for slot indices `>= 2²⁴`.
+    /// The page of slot index `index >= 2²⁴`, if allocated.
+    #[cold]
     #[inline(never)]
     fn far_page(&self, index: usize) -> Option<&Page> {
         match u32::try_from(index) {
@@ -94,7 +84,9 @@ impl SparseIndex {
         }
     }
 
-    /// The page holding slot index `index`, allocated if needed.
+    /// The page holding slot index `index`, allocated if needed. Cold: the
+    /// writes' hot path finds an allocated page below 2²⁴ without it.
+    #[cold]
     #[inline(never)]
     fn page_mut(&mut self, index: usize) -> &mut Page {
         let number = index >> PAGE_BITS;
@@ -135,7 +127,20 @@ impl SparseIndex {
     /// exists.
     #[inline(always)]
     fn raw(&self, index: usize) -> Option<u32> {
-        Some(self.page(index)?[index % PAGE_LEN])
+        let number = index >> PAGE_BITS;
+        if number < NEAR_PAGES {
+            Some(self.near.get(number)?.as_deref()?[index % PAGE_LEN])
+        } else {
+            self.far_raw(index)
+        }
+    }
+
+    /// [`raw`](Self::raw) for slot indices `>= 2²⁴`: out of line and cold,
+    /// so a lookup's hot path holds no call.
+    #[cold]
+    #[inline(never)]
+    fn far_raw(&self, index: usize) -> Option<u32> {
+        Some(self.far_page(index)?[index % PAGE_LEN])
     }
 
     /// The entry of `index`, mutably, if its page exists.
@@ -151,6 +156,7 @@ impl SparseIndex {
     }
 
     /// [`raw_mut`](Self::raw_mut)'s page for slot indices `>= 2²⁴`.
+    #[cold]
     #[inline(never)]
     fn far_page_mut(&mut self, index: usize) -> Option<&mut Page> {
         match u32::try_from(index) {
