@@ -38,6 +38,19 @@
 //! Every variant is checked to give bit-identical columns before anything
 //! is timed.
 //!
+//! After criterion's groups, a **paired** measurement of the one pair with a
+//! target, `rows_par_iter_mut` against `columns_rayon_zip` (issue 12: ≤ 1.05×):
+//! the two steps alternate, one of each per pair (which goes first swaps
+//! every pair), each timed alone with `Instant`, in both groups' settings
+//! (back to back on one allocator per variant, reset every 500 steps; or
+//! one step per fresh copy, copied untimed). Criterion times each variant
+//! in a stretch of its own, so on a shared 2-core machine a slow stretch
+//! lands on one variant and moves their ratio by ±20% from run to run; in
+//! a pair both steps run within microseconds of each other and meet the
+//! same conditions. The bench prints the median of each variant's steps
+//! and the median of the per-pair ratios, and writes them to
+//! `target/criterion/parallel-paired.json` for `benches/report.py`.
+//!
 //! Sizes: 10,000 particles (360 KB, in cache: where handing out tasks costs
 //! about as much as the work), 100,000 and 1,000,000 (36 MB, out of cache,
 //! bound by memory bandwidth). `IDTABLE_BENCH_QUICK=1` or criterion's
@@ -272,8 +285,128 @@ fn main() {
         }
     }
     c.final_summary();
+    let budget = if quick || test_mode {
+        Duration::from_millis(50)
+    } else {
+        Duration::from_secs(3)
+    };
+    let paired = paired_runs(sizes, budget);
     if !test_mode {
         summary(sizes, threads);
+        paired_summary(&paired);
+    }
+}
+
+/// The paired measurement of one size and group (see the module docs).
+struct Paired {
+    group: &'static str,
+    n: usize,
+    pairs: usize,
+    /// Medians of the single steps, in nanoseconds.
+    rows_ns: f64,
+    zip_ns: f64,
+    /// Median of `rows / zip` over the pairs.
+    ratio: f64,
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// One step of `step` on `a`, timed.
+fn timed_step(step: fn(&mut ParticleAllocator), a: &mut ParticleAllocator) -> f64 {
+    let start = Instant::now();
+    step(black_box(a));
+    start.elapsed().as_nanos() as f64
+}
+
+/// `rows_par_iter_mut` and `columns_rayon_zip` in alternating pairs, for
+/// `budget` per size and group (at least 20 pairs).
+fn paired_runs(sizes: &[usize], budget: Duration) -> Vec<Paired> {
+    const RESET_EVERY: usize = 500;
+    let mut out = Vec::new();
+    for group in GROUPS {
+        for &n in sizes {
+            let template = particles(n);
+            let fresh = group == GROUPS[1];
+            let (mut rows_a, mut zip_a) = (template.clone(), template.clone());
+            let (mut rows_t, mut zip_t, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+            // Warm up both (threads awake, code and data in place).
+            for _ in 0..3 {
+                rows_par_iter_mut(&mut rows_a);
+                columns_rayon_zip(&mut zip_a);
+            }
+            let start = Instant::now();
+            let mut i = 0;
+            while i < 20 || start.elapsed() < budget {
+                if fresh {
+                    rows_a = template.clone();
+                    zip_a = template.clone();
+                } else if i % RESET_EVERY == 0 {
+                    reset(&mut rows_a, &template);
+                    reset(&mut zip_a, &template);
+                }
+                let (r, z) = if i % 2 == 0 {
+                    let r = timed_step(rows_par_iter_mut, &mut rows_a);
+                    (r, timed_step(columns_rayon_zip, &mut zip_a))
+                } else {
+                    let z = timed_step(columns_rayon_zip, &mut zip_a);
+                    (timed_step(rows_par_iter_mut, &mut rows_a), z)
+                };
+                rows_t.push(r);
+                zip_t.push(z);
+                ratios.push(r / z);
+                i += 1;
+            }
+            out.push(Paired {
+                group,
+                n,
+                pairs: i,
+                rows_ns: median(rows_t),
+                zip_ns: median(zip_t),
+                ratio: median(ratios),
+            });
+        }
+    }
+    out
+}
+
+/// Prints the paired table and writes `target/criterion/parallel-paired.json`.
+fn paired_summary(paired: &[Paired]) {
+    println!("\nPaired, `rows_par_iter_mut` against `columns_rayon_zip` (medians):\n");
+    println!(
+        "| group | N | pairs | `rows_par_iter_mut` | `columns_rayon_zip` | median of pair ratios |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    let mut json = Vec::new();
+    for p in paired {
+        println!(
+            "| `{}` | {} | {} | {} | {} | {:.2}× |",
+            p.group,
+            size_label(p.n),
+            p.pairs,
+            time(p.rows_ns),
+            time(p.zip_ns),
+            p.ratio
+        );
+        json.push(serde_json::json!({
+            "group": p.group, "n": p.n, "pairs": p.pairs,
+            "rows_par_iter_mut_ns": p.rows_ns, "columns_rayon_zip_ns": p.zip_ns, "ratio": p.ratio,
+        }));
+    }
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "target".into())
+        .join("criterion");
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        std::fs::write(
+            dir.join("parallel-paired.json"),
+            serde_json::to_string_pretty(&serde_json::json!({ "rows": json })).unwrap_or_default(),
+        )
+    });
+    if let Err(e) = written {
+        eprintln!("could not write parallel-paired.json: {e}");
     }
 }
 
