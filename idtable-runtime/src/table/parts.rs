@@ -308,7 +308,6 @@ impl<I: Id> IdTable<I> {
             }
         };
         let vacant = |word: I::Bits| word.to_u64() & Self::MASK == Self::MASK;
-        let mut ids = Vec::with_capacity(parts.dense.len());
         for (d, &slot) in parts.dense.iter().enumerate() {
             // One bounds check: the slot's word, if the slot exists.
             let word = match usize::try_from(slot).ok().and_then(|s| slots.get_mut(s)) {
@@ -320,10 +319,20 @@ impl<I: Id> IdTable<I> {
                     slot: slot as usize,
                 });
             }
-            let generation = Self::slot_generation(*word);
-            *word = Self::pack(generation, d as u64);
-            ids.push(Self::make_id(slot as usize, generation));
+            *word = Self::pack(Self::slot_generation(*word), d as u64);
         }
+        // The ids in a pass of their own, once every dense slot is known to
+        // be in range: a collect, not a push per id (pushing in the loop
+        // above kept the vector's length in memory, a store and a load per
+        // id on the loop's critical path).
+        let ids: Vec<I> = parts
+            .dense
+            .iter()
+            .map(|&slot| {
+                let s = slot as usize;
+                Self::make_id(s, Self::slot_generation(slots[s]))
+            })
+            .collect();
         let retire = config.on_exhausted == OnExhausted::Retire;
         let mut queued = Marks::with_len(if parts.free.is_empty() { 0 } else { slot_count });
         for &slot in &parts.free {
