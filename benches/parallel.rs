@@ -47,9 +47,10 @@
 //! in a stretch of its own, so on a shared 2-core machine a slow stretch
 //! lands on one variant and moves their ratio by ±20% from run to run; in
 //! a pair both steps run within microseconds of each other and meet the
-//! same conditions. The bench prints the median of each variant's steps
-//! and the median of the per-pair ratios, and writes them to
-//! `target/criterion/parallel-paired.json` for `benches/report.py`.
+//! same conditions (3 s per group and size, at least 300 pairs). The bench
+//! prints the median of each variant's steps and the median of the
+//! per-pair ratios, and writes them to `target/criterion/parallel-paired.json`
+//! for `benches/report.py`.
 //!
 //! Sizes: 10,000 particles (360 KB, in cache: where handing out tasks costs
 //! about as much as the work), 100,000 and 1,000,000 (36 MB, out of cache,
@@ -285,12 +286,12 @@ fn main() {
         }
     }
     c.final_summary();
-    let budget = if quick || test_mode {
-        Duration::from_millis(50)
+    let (budget, min_pairs) = if quick || test_mode {
+        (Duration::from_millis(50), 20)
     } else {
-        Duration::from_secs(3)
+        (Duration::from_secs(3), 300)
     };
-    let paired = paired_runs(sizes, budget);
+    let paired = paired_runs(sizes, budget, min_pairs);
     if !test_mode {
         summary(sizes, threads);
         paired_summary(&paired);
@@ -322,8 +323,10 @@ fn timed_step(step: fn(&mut ParticleAllocator), a: &mut ParticleAllocator) -> f6
 }
 
 /// `rows_par_iter_mut` and `columns_rayon_zip` in alternating pairs, for
-/// `budget` per size and group (at least 20 pairs).
-fn paired_runs(sizes: &[usize], budget: Duration) -> Vec<Paired> {
+/// `budget` per size and group, and at least `MIN_PAIRS` pairs (a step on
+/// a fresh copy of 1M particles comes with two 36 MB copies, so the budget
+/// alone would leave few pairs there).
+fn paired_runs(sizes: &[usize], budget: Duration, min_pairs: usize) -> Vec<Paired> {
     const RESET_EVERY: usize = 500;
     let mut out = Vec::new();
     for group in GROUPS {
@@ -339,7 +342,7 @@ fn paired_runs(sizes: &[usize], budget: Duration) -> Vec<Paired> {
             }
             let start = Instant::now();
             let mut i = 0;
-            while i < 20 || start.elapsed() < budget {
+            while i < min_pairs || start.elapsed() < budget {
                 if fresh {
                     rows_a = template.clone();
                     zip_a = template.clone();
