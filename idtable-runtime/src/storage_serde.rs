@@ -3,6 +3,8 @@
 //!
 //! The saved form is `{ table: { slots, dense, free }, columns: { field: [..],
 //! .. } }`: the [`IdTableParts`] and one sequence per field, in dense order.
+//! In binary formats each list of the table is one byte string of
+//! fixed-width numbers (see the crate docs' *Saving and loading*).
 //! Loading reads each column into a `Vec` of its own type, checks the table
 //! with [`IdTable::from_parts`] and the column lengths, and only then moves the
 //! values into the column buffer, without building a struct per row.
