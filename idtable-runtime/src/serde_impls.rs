@@ -7,7 +7,7 @@
 //!   [`TableConfig`]. For another configuration deserialize
 //!   [`IdTableParts`] and call [`IdTable::from_parts`]. Each list is a
 //!   sequence of numbers in human-readable formats (JSON) and one byte
-//!   string of varints in binary ones (see [`u64_list`]).
+//!   string of fixed-width numbers in binary ones (see [`u64_list`]).
 //! * [`DataComponent`] is its bytes ([`DataComponent::as_bytes`]), checked
 //!   by [`DataComponent::from_bytes`] on the way in.
 //!
@@ -210,20 +210,25 @@ pub(crate) mod u64_list {
                 decode(bytes).map_err(E::custom)
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<u64>, A::Error> {
                 // A binary format without a bytes type writes them as a
-                // sequence of `u8`. The size hint is untrusted: cap the
-                // preallocation.
-                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-                while let Some(b) = seq.next_element::<u8>()? {
-                    bytes.push(b);
-                }
-                self.visit_bytes(&bytes)
+                // sequence of `u8`.
+                self.visit_bytes(&super::bytes_of_seq(seq)?)
             }
         }
 
         deserializer.deserialize_bytes(ListVisitor)
     }
+}
+
+/// The bytes of a format that writes a byte string as a sequence of `u8`.
+/// The size hint is untrusted: the preallocation is capped.
+fn bytes_of_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<u8>, A::Error> {
+    let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+    while let Some(b) = seq.next_element::<u8>()? {
+        bytes.push(b);
+    }
+    Ok(bytes)
 }
 
 /// A list written from an iterator made on demand, so a table is
@@ -281,14 +286,9 @@ impl<'de> Deserialize<'de> for DataComponent {
                 DataComponent::from_bytes(bytes).map_err(E::custom)
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DataComponent, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<DataComponent, A::Error> {
                 // Formats without a bytes type (JSON) write a list of numbers.
-                // The size hint is untrusted: cap the preallocation.
-                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-                while let Some(b) = seq.next_element::<u8>()? {
-                    bytes.push(b);
-                }
-                self.visit_bytes(&bytes)
+                self.visit_bytes(&bytes_of_seq(seq)?)
             }
         }
 

@@ -172,12 +172,9 @@ impl SparseIndex {
     /// Writes the entry of `index`, allocating its page if needed.
     #[inline(always)]
     fn write(&mut self, index: usize, entry: u32) {
-        let number = index >> PAGE_BITS;
-        if number < NEAR_PAGES {
-            if let Some(Some(page)) = self.near.get_mut(number) {
-                page[index % PAGE_LEN] = entry;
-                return;
-            }
+        if let Some(slot) = self.raw_mut(index) {
+            *slot = entry;
+            return;
         }
         self.page_mut(index)[index % PAGE_LEN] = entry;
     }
