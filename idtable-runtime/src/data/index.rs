@@ -52,7 +52,20 @@ impl SlotIndex {
 
     /// The slot of index `index` to write, adding its page if needed.
     /// `index` is at most `u32::MAX` (the map checks).
+    #[inline]
     pub(crate) fn entry(&mut self, index: usize) -> &mut Slot {
+        let at = match self.pages.get(index >> PAGE_BITS) {
+            Some(&page) if page != 0 => (page as usize - 1) * PAGE + (index & (PAGE - 1)),
+            _ => self.add_page(index),
+        };
+        &mut self.slots[at]
+    }
+
+    /// Adds the page of `index` (and room in the page table up to it);
+    /// returns the position of `index`'s slot in `slots`.
+    #[cold]
+    #[inline(never)]
+    fn add_page(&mut self, index: usize) -> usize {
         let page_of = index >> PAGE_BITS;
         if page_of >= self.pages.len() {
             self.pages.resize(page_of + 1, 0);
@@ -61,8 +74,19 @@ impl SlotIndex {
             self.slots.resize(self.slots.len() + PAGE, EMPTY);
             self.pages[page_of] = (self.slots.len() / PAGE) as u32;
         }
-        let page = self.pages[page_of] as usize - 1;
-        &mut self.slots[page * PAGE + (index & (PAGE - 1))]
+        (self.pages[page_of] as usize - 1) * PAGE + (index & (PAGE - 1))
+    }
+
+    /// Puts `slot` at index `index` if that holds no entity yet; `false`
+    /// (changing nothing) if it does.
+    #[inline]
+    pub(crate) fn insert_new(&mut self, index: usize, slot: Slot) -> bool {
+        let entry = self.entry(index);
+        let vacant = *entry == EMPTY;
+        if vacant {
+            *entry = slot;
+        }
+        vacant
     }
 
     /// Sets the slot of `index`, which holds an entity, to `offset`.
@@ -110,6 +134,14 @@ mod tests {
         assert_eq!(index.get(6), None);
         assert_eq!(index.get(PAGE * 39), None);
         assert_eq!(index.get(usize::MAX), None);
+        let taken = Slot {
+            offset: 1,
+            dense: 2,
+        };
+        assert!(!index.insert_new(5, taken));
+        assert_eq!(index.get(5).map(|s| s.offset), Some(7));
+        assert!(index.insert_new(6, taken));
+        assert_eq!(index.get(6), Some(taken));
         index.set_offset(5, 11);
         assert_eq!(index.get(5).map(|s| s.offset), Some(11));
         index.remove(5);

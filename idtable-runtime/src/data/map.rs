@@ -702,16 +702,16 @@ impl<K: Id> DataMap<K> {
             let id_at = end - Self::ID_WORDS;
             let id = read_id::<K>(&words[id_at..end])
                 .ok_or_else(|| DataError::BadId { offset: id_at * 4 })?;
-            if map.index.get(id.index()).is_some() {
+            let slot = Slot {
+                offset: at as u32,
+                dense: map.ids.len() as u32,
+            };
+            if !map.index.insert_new(id.index(), slot) {
                 return Err(DataError::DuplicateId {
                     offset: id_at * 4,
                     index: id.index(),
                 });
             }
-            *map.index.entry(id.index()) = Slot {
-                offset: at as u32,
-                dense: map.ids.len() as u32,
-            };
             map.ids.push(id);
             at = end;
         }
