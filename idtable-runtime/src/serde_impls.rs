@@ -84,17 +84,31 @@ pub(crate) mod u64_list {
     }
 
     /// The list's bytes: its width, then each number in that many bytes.
-    pub(crate) fn encode<It: Iterator<Item = u64>>(values: impl Fn() -> It) -> Vec<u8> {
-        let Some(max) = values().max() else {
+    /// The width is that of the OR of all numbers (the same highest bit as
+    /// their maximum; the OR vectorises).
+    pub(crate) fn encode<It: ExactSizeIterator<Item = u64>>(values: impl Fn() -> It) -> Vec<u8> {
+        let count = values().len();
+        if count == 0 {
             return Vec::new();
-        };
-        let width = width_for(max);
-        let mut out = Vec::with_capacity(1 + values().size_hint().0 * width);
-        out.push(width as u8);
-        for value in values() {
-            out.extend_from_slice(&value.to_le_bytes()[..width]);
+        }
+        let width = width_for(values().fold(0, |acc, v| acc | v));
+        let mut out = alloc::vec![0; 1 + count * width];
+        out[0] = width as u8;
+        let body = &mut out[1..];
+        match width {
+            1 => fill::<1>(body, values()),
+            2 => fill::<2>(body, values()),
+            4 => fill::<4>(body, values()),
+            _ => fill::<8>(body, values()),
         }
         out
+    }
+
+    /// Writes each of `values` as `W` little-endian bytes into `body`.
+    fn fill<const W: usize>(body: &mut [u8], values: impl Iterator<Item = u64>) {
+        for (bytes, value) in body.chunks_exact_mut(W).zip(values) {
+            bytes.copy_from_slice(&value.to_le_bytes()[..W]);
+        }
     }
 
     /// Why a list's bytes were refused.
