@@ -370,8 +370,8 @@
 //! costs a hash per lookup. A [`SoaMap<UnitId, Burning>`](SoaMap) stores the
 //! `Burning` rows of the units that burn, keyed by their `UnitId`s: any
 //! derived struct is a component, with no attribute. Its rows are dense
-//! columns like an allocator's ([`columns`](SoaMap::columns) parallel to
-//! [`keys`](SoaMap::keys), swap-remove packed), reached through a paged
+//! columns like an allocator's ([`columns`](Rows::columns) parallel to
+//! [`keys`](Rows::keys), swap-remove packed), reached through a paged
 //! sparse index from the key's slot index (4 bytes per slot index, in pages,
 //! so a few high indices cost a few pages).
 //!

@@ -348,7 +348,7 @@ impl<A: Keys> Run<A> {
             }
             Op::Retain(m, r) => {
                 let mut seen = Vec::new();
-                self.map.retain(|key, b| {
+                self.map.retain(|key, mut b| {
                     seen.push(key);
                     *b.dps = b.dps.wrapping_add(1);
                     *b.dps % m != *r

@@ -46,6 +46,8 @@ mod marks;
 mod order;
 #[cfg(feature = "rayon")]
 pub mod par;
+mod record;
+pub mod rows;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod storage;
@@ -57,6 +59,7 @@ pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
 pub use map::SoaMap;
+pub use rows::{RowMut, RowRef, Rows};
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
     IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,

@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 /// Bit `d` set when dense index `d` is marked.
-pub(crate) struct Marks {
+pub struct Marks {
     words: Vec<u64>,
 }
 

@@ -119,9 +119,11 @@ use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, Uninde
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 use crate::id::Id;
-use crate::storage::{self, Record, SoaStorage};
+use crate::map::SoaMap;
+use crate::rows::{self, KeyOf, RowIndex};
+use crate::storage::{Record, SoaStorage};
 
-impl<T: Record, I: Id> SoaStorage<T, I> {
+impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// `(id, fields)` of every object, in dense order, as a parallel
     /// iterator. Needs every field `Sync`.
     ///
@@ -143,9 +145,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// let (id, shot) = shots.par_iter().find_first(|(_, s)| *s.damage == 3).unwrap();
     /// assert_eq!((id, *shot.damage), (a, 3));
     /// ```
-    pub fn par_iter<'a>(&'a self) -> ParIter<'a, T, I>
+    pub fn par_iter<'a>(&'a self) -> ParIter<'a, T, KeyOf<X>>
     where
-        I: Send + Sync,
+        KeyOf<X>: Send + Sync,
         T::Values: Sync,
         T::Ref<'a>: Send,
     {
@@ -170,9 +172,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// shots.par_iter_mut().for_each(|(_, shot)| *shot.damage *= 2);
     /// assert_eq!(*shots.get(a).unwrap().damage, 6);
     /// ```
-    pub fn par_iter_mut<'a>(&'a mut self) -> ParIterMut<'a, T, I>
+    pub fn par_iter_mut<'a>(&'a mut self) -> ParIterMut<'a, T, KeyOf<X>>
     where
-        I: Send + Sync,
+        KeyOf<X>: Send + Sync,
         T::Values: Send,
         T::Mut<'a>: Send,
     {
@@ -182,8 +184,9 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 }
 
-/// `(id, fields)` of every object of a [`SoaStorage`], in dense order: an
-/// [`IndexedParallelIterator`], made by [`SoaStorage::par_iter`].
+/// `(key, fields)` of every row of a [`SoaStorage`] or a [`SoaMap`], in
+/// dense order: an [`IndexedParallelIterator`], made by
+/// [`par_iter`](crate::Rows::par_iter).
 ///
 /// It is `Send` (rayon can hand it to other threads) when the ids are
 /// `Sync` and every field is `Sync`.
@@ -205,7 +208,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 /// assert_eq!(shots.par_iter().len(), 100);
 /// ```
 pub struct ParIter<'a, T: Record + 'a, I: Id> {
-    pub(crate) iter: storage::Iter<'a, T, I>,
+    pub(crate) iter: rows::Iter<'a, T, I>,
 }
 
 impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
@@ -216,9 +219,9 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
     }
 }
 
-/// `(id, mutable fields)` of every object of a [`SoaStorage`], in dense
-/// order: an [`IndexedParallelIterator`], made by
-/// [`SoaStorage::par_iter_mut`].
+/// `(key, mutable fields)` of every row of a [`SoaStorage`] or a
+/// [`SoaMap`], in dense order: an [`IndexedParallelIterator`], made by
+/// [`par_iter_mut`](crate::Rows::par_iter_mut).
 ///
 /// It is `Send` when the ids are `Sync` and every field is `Send`: each row
 /// goes to exactly one thread.
@@ -239,7 +242,7 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
 /// assert_eq!(shots.columns().damage, (0..100).collect::<Vec<u32>>());
 /// ```
 pub struct ParIterMut<'a, T: Record + 'a, I: Id> {
-    pub(crate) iter: storage::IterMut<'a, T, I>,
+    pub(crate) iter: rows::IterMut<'a, T, I>,
 }
 
 /// Serial iterators that split in two at an index, ids and rows alike.
@@ -256,15 +259,15 @@ pub(crate) trait SplitAt: Sized {
 /// so each half still pairs every id with its row.
 macro_rules! split_at {
     ($iter:ident) => {
-        impl<T: Record, I: Id> SplitAt for storage::$iter<'_, T, I> {
+        impl<T: Record, I: Id> SplitAt for rows::$iter<'_, T, I> {
             fn split_at(self, mid: usize) -> (Self, Self) {
                 let (rows, rest_rows) = self.rows.split_at(mid);
                 let (ids, rest) = self.ids.as_slice().split_at(mid);
-                let left = storage::$iter {
+                let left = rows::$iter {
                     ids: ids.iter(),
                     rows,
                 };
-                let right = storage::$iter {
+                let right = rows::$iter {
                     ids: rest.iter(),
                     rows: rest_rows,
                 };
@@ -346,17 +349,38 @@ macro_rules! indexed_parallel_iterator {
             }
         }
 
-        impl<'a, T, I> IntoParallelIterator for &'a $($mutability)? SoaStorage<T, I>
+        impl<'a, X, T> IntoParallelIterator for &'a $($mutability)? rows::Rows<X, T>
+        where
+            X: RowIndex,
+            T: Record + 'a,
+            KeyOf<X>: Send + Sync,
+            T::Values: $values,
+            T::$view<'a>: Send,
+        {
+            type Item = (KeyOf<X>, T::$view<'a>);
+            type Iter = $wrapper<'a, T, KeyOf<X>>;
+
+            fn into_par_iter(self) -> Self::Iter {
+                self.$method()
+            }
+        }
+
+        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [T, I] SoaStorage<T, I>, I);
+        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [I, T] SoaMap<I, T>, I);
+    };
+    (@face $wrapper:ident, $view:ident, $values:ident, $method:ident, [$($mutability:ident)?], [$($gen:ident),*] $face:ty, $key:ident) => {
+        /// Forwards to the engine's parallel iterator.
+        impl<'a, $($gen),*> IntoParallelIterator for &'a $($mutability)? $face
         where
             T: Record + 'a,
             I: Id + Send + Sync,
             T::Values: $values,
             T::$view<'a>: Send,
         {
-            type Item = (I, T::$view<'a>);
-            type Iter = $wrapper<'a, T, I>;
+            type Item = ($key, T::$view<'a>);
+            type Iter = $wrapper<'a, T, $key>;
 
-            fn into_par_iter(self) -> $wrapper<'a, T, I> {
+            fn into_par_iter(self) -> Self::Iter {
                 self.$method()
             }
         }

@@ -253,10 +253,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// the others in one pass; the kept ones keep their order and
             /// their ids. If `keep` panics, nothing is removed.
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
-                self.storage.retain_dense(|storage, dense| {
-                    let id = storage.ids()[dense];
-                    keep(id, storage.row_mut(dense))
-                })
+                self.storage.retain(|id, row| keep(id, row.into_inner()))
             }
 
             /// Sorts the rows by `compare` (stable), for locality; every id
@@ -265,8 +262,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 &mut self,
                 mut compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
             ) {
-                self.storage
-                    .sort_dense_by(|storage, a, b| compare(storage.row(a), storage.row(b)))
+                self.storage.sort_by(|a, b| compare(a.into_inner(), b.into_inner()))
             }
 
             /// Sorts the rows by the key that `key` returns for each (stable);
@@ -275,9 +271,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 &mut self,
                 mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,
             ) {
-                self.storage.sort_dense_by(|storage, a, b| {
-                    ::core::cmp::Ord::cmp(&key(storage.row(a)), &key(storage.row(b)))
-                })
+                self.storage.sort_by_key(|row| key(row.into_inner()))
             }
 
             /// The id table behind the allocator (slots, free queue).

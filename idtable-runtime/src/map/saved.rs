@@ -20,6 +20,7 @@ use super::sparse::{Slot, SparseSet, MAX_LEN};
 use super::SoaMap;
 use crate::columns::ColumnBuffer;
 use crate::id::Id;
+use crate::rows::Rows;
 use crate::storage::Record;
 use crate::storage_serde::{
     not_opted_in, ColumnsSeed, FieldName, SavedColumns, SavedNames, SerdeColumns,
@@ -38,12 +39,12 @@ where
             return Err(ser::Error::custom(not_opted_in::<T>()));
         };
         let columns = SavedColumns::<T> {
-            slices: self.columns.slices(),
+            slices: self.rows.column_slices(),
             fields,
             name: SavedNames::STORAGE.columns,
         };
         let mut state = serializer.serialize_struct(NAME, 2)?;
-        state.serialize_field("keys", self.sparse.keys())?;
+        state.serialize_field("keys", self.rows.keys())?;
         state.serialize_field("columns", &columns)?;
         state.end()
     }
@@ -131,10 +132,9 @@ where
         // Every column holds one value per key (checked above), and every
         // key is in the index now.
         let vecs = <T::Tree as SerdeColumns>::into_vecs(columns);
-        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, sparse.len());
+        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, sparse.keys().len());
         Ok(SoaMap {
-            sparse,
-            columns: buffer,
+            rows: Rows::from_parts(sparse, buffer),
         })
     }
 }

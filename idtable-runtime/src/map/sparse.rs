@@ -252,12 +252,14 @@ pub(crate) enum Slot {
     Newer(usize),
 }
 
-/// The dense keys of a sparse set and the paged index that finds them.
+/// The dense keys of a sparse set and the paged index that finds them: the
+/// index of a [`SoaMap`](crate::SoaMap)'s [`Rows`](crate::rows::Rows).
 ///
 /// A key is found only by itself: the index maps its slot index to a dense
-/// position, and the key stored there must be equal.
+/// position, and the key stored there must be equal. Its methods are the
+/// engine's own; users reach it through `SoaMap`.
 #[derive(Clone)]
-pub(crate) struct SparseSet<K> {
+pub struct SparseSet<K> {
     index: SparseIndex,
     keys: Vec<K>,
 }
@@ -274,11 +276,6 @@ impl<K: Id> SparseSet<K> {
     #[inline(always)]
     pub(crate) fn keys(&self) -> &[K] {
         &self.keys
-    }
-
-    #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
-        self.keys.len()
     }
 
     pub(crate) fn capacity(&self) -> usize {
@@ -543,7 +540,7 @@ mod tests {
             marks.insert(d);
         }
         s.remove_marked(10, &marks);
-        assert_eq!(s.len(), 96);
+        assert_eq!(s.keys().len(), 96);
         assert_eq!(s.keys()[10], key(99 - 12, 1));
         assert_eq!(s.find(key(99 - 51, 1)), Some(48));
         assert_eq!(s.find(key(89, 1)), None);

@@ -1,0 +1,668 @@
+//! [`Rows<X, T>`]: the dense-rows engine behind [`SoaStorage`](crate::SoaStorage) and
+//! [`SoaMap`](crate::SoaMap).
+//!
+//! A [`ColumnBuffer`] of `T`'s columns, and an index `X` that holds one key
+//! per row (the key of the row at dense position `d` is `keys()[d]`) and
+//! finds a key's row. The two containers differ only in their index:
+//!
+//! | container | index `X` | how a key comes to be |
+//! | --- | --- | --- |
+//! | [`SoaStorage<T, I>`](crate::SoaStorage) (every derived allocator) | [`IdTable<I>`](crate::IdTable) | issued by `insert` |
+//! | [`SoaMap<K, T>`](crate::SoaMap) | [`SparseSet<K>`](crate::map::SparseSet) | another table's id, given to `insert` |
+//!
+//! Everything else — lookups, views, columns, iterators, `drain`, `retain`,
+//! sorting, `get_disjoint_mut`, rayon and serde — is written once, here, and
+//! both containers reach it through `Deref`: a method of `Rows` is a method
+//! of each of them.
+//!
+//! ```
+//! use idtable::{SoaAllocator, SoaMap, SoaStorage};
+//!
+//! #[derive(SoaAllocator, Debug, PartialEq)]
+//! pub struct Point { pub x: f32, pub y: f32 }
+//!
+//! let mut table = SoaStorage::<Point, PointId>::default();
+//! let a = table.insert(Point { x: 1.0, y: 2.0 });
+//! let b = table.insert(Point { x: 3.0, y: 4.0 });
+//! let mut marks: SoaMap<PointId, Point> = SoaMap::new();
+//! marks.insert(b, Point { x: 0.0, y: 0.0 });
+//!
+//! // The same engine methods on both.
+//! assert_eq!(table.keys(), &[a, b]);
+//! assert_eq!(*table.get(b).unwrap().y, 4.0);
+//! assert_eq!(marks.keys(), &[b]);
+//! assert_eq!(table.columns().x, &[1.0, 3.0]);
+//! table.retain(|_, p| *p.x > 2.0);
+//! marks.retain(|_, p| *p.x > 2.0);
+//! assert_eq!((table.len(), marks.len()), (1, 0));
+//! table.sort_by_key(|p| -(*p.y as i32));
+//! let all: Vec<(PointId, Point)> = table.drain().collect();
+//! assert_eq!(all, [(b, Point { x: 3.0, y: 4.0 })]);
+//! ```
+//!
+//! # Closures over rows
+//!
+//! [`retain`](Rows::retain) and the sorts hand their closure a
+//! [`RowMut<'_, T>`] or [`RowRef<'_, T>`], which dereference to `T`'s own
+//! views (`FooMut`, `FooRef`): `|_, p| *p.x > 2.0` reads a field as on the
+//! view itself, and [`RowMut::into_inner`] gives the view. The wrapper lets
+//! these methods take a struct that borrows (`Foo<'a>`): a closure over the
+//! view type alone would force `T: 'static`.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::ops::{Deref, DerefMut};
+use core::slice;
+
+use crate::columns::{self, CloneColumns, ColumnBuffer};
+
+use crate::marks::Marks;
+use crate::record::{from_values, make_mut, make_ref, Record, RecordToken};
+
+/// The index of a [`Rows`]: one key per row, and the way from a key to its
+/// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
+/// only (the trait is sealed: its methods are the engine's own).
+pub trait RowIndex: sealed::Index {}
+
+impl<X: sealed::Index> RowIndex for X {}
+
+pub(crate) mod sealed {
+    use crate::id::Id;
+    use crate::marks::Marks;
+
+    /// What the engine asks of an index. Invariant of every implementation:
+    /// `keys()[d]` is the key of the row at dense position `d`, and
+    /// `find(keys()[d]) == Some(d)`; no other key is found.
+    pub trait Index {
+        /// The key type (an id of this table or of another).
+        type Key: Id;
+        /// One key per row, in dense order.
+        fn keys(&self) -> &[Self::Key];
+        /// The dense position of `key`'s row, if `key` has one.
+        fn find(&self, key: Self::Key) -> Option<usize>;
+        /// Like `find`, but may answer a position at or past the row count
+        /// for a key with no row (the columns' bounds check refuses it):
+        /// one branch fewer on the lookup path.
+        #[inline(always)]
+        fn locate(&self, key: Self::Key) -> Option<usize> {
+            self.find(key)
+        }
+        /// Swaps the keys of dense positions `a` and `b` (both in bounds).
+        fn swap_dense(&mut self, a: usize, b: usize);
+        /// Removes the last row's key.
+        fn pop(&mut self) -> Option<Self::Key>;
+        /// Removes every key.
+        fn clear(&mut self);
+        /// Removes the keys of the marked positions, keeping the others in
+        /// order (`first` is the first marked position).
+        fn remove_marked(&mut self, first: usize, marks: &Marks);
+        /// Room for `additional` more keys.
+        fn reserve(&mut self, additional: usize);
+        /// Frees unused room.
+        fn shrink_to_fit(&mut self);
+        /// How many keys fit without growing.
+        fn capacity(&self) -> usize;
+        /// Panics if an invariant of the index is broken.
+        fn check_invariants(&self);
+    }
+}
+
+/// The key type of a [`Rows`] with index `X`.
+pub type KeyOf<X> = <X as sealed::Index>::Key;
+
+/// Dense rows of `T` (one column per field, packed by swap-remove) and the
+/// index `X` that holds their keys: the engine of [`SoaStorage`](crate::SoaStorage) and
+/// [`SoaMap`](crate::SoaMap), reached through their `Deref`. See the [module docs](self)
+/// for an example.
+///
+/// Invariant: the index holds exactly one key per row, the row at dense
+/// position `d` belonging to `keys()[d]`.
+pub struct Rows<X, T: Record> {
+    pub(crate) index: X,
+    pub(crate) columns: ColumnBuffer<T::Tree>,
+}
+
+impl<X: Default, T: Record> Default for Rows<X, T> {
+    fn default() -> Self {
+        Rows {
+            index: X::default(),
+            columns: ColumnBuffer::new(),
+        }
+    }
+}
+
+/// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
+/// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
+impl<X: Clone, T: Record + Clone> Clone for Rows<X, T>
+where
+    T::Tree: CloneColumns,
+{
+    fn clone(&self) -> Self {
+        Rows {
+            index: self.index.clone(),
+            columns: self.columns.clone(),
+        }
+    }
+}
+
+impl<X: RowIndex, T: Record> Rows<X, T> {
+    pub(crate) const fn from_parts(index: X, columns: ColumnBuffer<T::Tree>) -> Self {
+        Rows { index, columns }
+    }
+
+    /// Number of rows.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// `true` if there are no rows.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// How many rows fit before the columns or the index grow.
+    pub fn capacity(&self) -> usize {
+        self.columns.capacity().min(self.index.capacity())
+    }
+
+    /// Makes room for at least `additional` more rows.
+    pub fn reserve(&mut self, additional: usize) {
+        self.columns.reserve(additional);
+        self.index.reserve(additional);
+    }
+
+    /// Frees the room the columns and the index do not use.
+    pub fn shrink_to_fit(&mut self) {
+        self.columns.shrink_to_fit();
+        self.index.shrink_to_fit();
+    }
+
+    /// The dense position of `key`'s row: where its values sit in every
+    /// column. `None` for a key with no row (stale, forged or never stored).
+    #[inline(always)]
+    pub fn dense_index(&self, key: KeyOf<X>) -> Option<usize> {
+        self.index.find(key)
+    }
+
+    /// The row of `key`, as `T`'s shared view (`FooRef`).
+    #[inline(always)]
+    pub fn get(&self, key: KeyOf<X>) -> Option<T::Ref<'_>> {
+        let dense = self.index.locate(key)?;
+        self.columns.get(dense).map(make_ref::<T>)
+    }
+
+    /// The row of `key`, as `T`'s mutable view (`FooMut`).
+    #[inline(always)]
+    pub fn get_mut(&mut self, key: KeyOf<X>) -> Option<T::Mut<'_>> {
+        let dense = self.index.locate(key)?;
+        self.columns.get_mut(dense).map(make_mut::<T>)
+    }
+
+    /// The rows of `N` keys mutably at once; `None` if any key has no row
+    /// or two keys are the same.
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        keys: [KeyOf<X>; N],
+    ) -> Option<[T::Mut<'_>; N]> {
+        let mut dense = [0usize; N];
+        for (d, key) in dense.iter_mut().zip(keys) {
+            *d = self.index.find(key)?;
+        }
+        let muts = self.columns.get_disjoint_mut(dense)?;
+        Some(muts.map(make_mut::<T>))
+    }
+
+    /// The keys, in dense order: `keys()[d]` owns the row at position `d`
+    /// of every column.
+    #[inline(always)]
+    pub fn keys(&self) -> &[KeyOf<X>] {
+        self.index.keys()
+    }
+
+    /// Every column as a shared slice (`FooColumns`), parallel to
+    /// [`keys`](Rows::keys).
+    #[inline(always)]
+    pub fn columns(&self) -> T::Columns<'_> {
+        T::make_columns(self.columns.slices(), RecordToken::new())
+    }
+
+    /// Every column as a mutable slice (`FooColumnsMut`).
+    #[inline(always)]
+    pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
+        T::make_columns_mut(self.columns.slices_mut(), RecordToken::new())
+    }
+
+    /// The keys and every column mutably, at once.
+    #[inline(always)]
+    pub fn keys_and_columns_mut(&mut self) -> (&[KeyOf<X>], T::ColumnsMut<'_>) {
+        let columns = T::make_columns_mut(self.columns.slices_mut(), RecordToken::new());
+        (self.index.keys(), columns)
+    }
+
+    /// The row at dense position `dense` (the one of `keys()[dense]`).
+    ///
+    /// # Panics
+    ///
+    /// If `dense >= len()`.
+    #[inline]
+    #[track_caller]
+    pub fn row(&self, dense: usize) -> T::Ref<'_> {
+        match self.columns.get(dense) {
+            Some(refs) => make_ref::<T>(refs),
+            None => out_of_bounds(dense, self.len()),
+        }
+    }
+
+    /// The row at dense position `dense`, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If `dense >= len()`.
+    #[inline]
+    #[track_caller]
+    pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
+        let len = self.len();
+        match self.columns.get_mut(dense) {
+            Some(muts) => make_mut::<T>(muts),
+            None => out_of_bounds(dense, len),
+        }
+    }
+
+    /// Removes every row (their values are dropped). Keys never come back
+    /// to life: a table's ids stay stale.
+    pub fn clear(&mut self) {
+        // Keys first: if a destructor panics, the container is already empty.
+        self.index.clear();
+        self.columns.clear();
+    }
+
+    /// `(key, FooRef)` for every row, in dense order.
+    pub fn iter(&self) -> Iter<'_, T, KeyOf<X>> {
+        Iter {
+            ids: self.index.keys().iter(),
+            rows: self.columns.iter(),
+        }
+    }
+
+    /// `(key, FooMut)` for every row, in dense order.
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, KeyOf<X>> {
+        IterMut {
+            ids: self.index.keys().iter(),
+            rows: self.columns.iter_mut(),
+        }
+    }
+
+    /// Removes every row, yielding `(key, T)` from the last dense position
+    /// to the first. Rows the iterator did not yield are dropped with it.
+    pub fn drain(&mut self) -> Drain<'_, X, T> {
+        Drain { rows: self }
+    }
+
+    fn pop(&mut self) -> Option<(KeyOf<X>, T)> {
+        let key = self.index.pop()?;
+        let values = self.columns.pop()?;
+        Some((key, from_values(values)))
+    }
+
+    /// Keeps the rows for which `keep` returns `true`, in their order, and
+    /// removes the others in one pass: each kept row moves at most once.
+    /// `keep` sees each row once, in dense order.
+    pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, RowMut<'_, T>) -> bool) {
+        let mut marks = Marks::with_len(self.len());
+        for (d, (key, row)) in self.iter_mut().enumerate() {
+            if !keep(key, RowMut(row)) {
+                marks.insert(d);
+            }
+        }
+        self.remove_marked(&marks);
+    }
+
+    /// Removes the rows of `keys` (keys with no row are skipped, repeats
+    /// count once) in one pass that keeps the other rows in order; returns
+    /// how many were removed.
+    pub fn remove_many(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
+        let mut marks = Marks::with_len(self.len());
+        let mut removed = 0;
+        for key in keys {
+            if let Some(d) = self.index.find(key) {
+                removed += usize::from(marks.insert(d));
+            }
+        }
+        self.remove_marked(&marks);
+        removed
+    }
+
+    fn remove_marked(&mut self, marks: &Marks) {
+        let Some(first) = marks.first() else {
+            return;
+        };
+        // Keys first, columns (where destructors run) last.
+        self.index.remove_marked(first, marks);
+        self.columns.remove_marked(first, marks);
+    }
+
+    /// Reorders the rows (every column and the keys alike) by `compare`,
+    /// stably; every key still finds its row. For locality: sort by what a
+    /// hot loop reads together.
+    pub fn sort_by(&mut self, mut compare: impl FnMut(RowRef<'_, T>, RowRef<'_, T>) -> Ordering) {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        let columns = &self.columns;
+        order.sort_by(|&a, &b| match (columns.get(a), columns.get(b)) {
+            (Some(x), Some(y)) => compare(RowRef(make_ref::<T>(x)), RowRef(make_ref::<T>(y))),
+            _ => unreachable!("positions below the length"),
+        });
+        crate::order::apply_order(&order, |a, b| {
+            self.index.swap_dense(a, b);
+            self.columns.swap(a, b);
+        });
+    }
+
+    /// Reorders the rows by the key `key` computes from each, stably.
+    pub fn sort_by_key<S: Ord>(&mut self, mut key: impl FnMut(RowRef<'_, T>) -> S) {
+        self.sort_by(|a, b| key(a).cmp(&key(b)));
+    }
+
+    /// Panics if an invariant is broken (for tests).
+    pub fn check_invariants(&self) {
+        self.index.check_invariants();
+        assert_eq!(
+            self.index.keys().len(),
+            self.columns.len(),
+            "keys and columns differ in length"
+        );
+    }
+}
+
+impl<X: RowIndex, T: Record> Rows<X, T> {
+    #[cfg(feature = "serde")]
+    pub(crate) fn column_slices(&self) -> <T::Tree as columns::ColumnTree>::Slices<'_> {
+        self.columns.slices()
+    }
+}
+
+#[cold]
+#[track_caller]
+fn out_of_bounds(dense: usize, len: usize) -> ! {
+    panic!("dense index {dense} out of bounds (len {len})")
+}
+
+/// A row of `T` as its shared view `T::Ref` (`FooRef`), which it
+/// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`] pass
+/// their closure (see the [module docs](self) for why it is not the view
+/// itself).
+pub struct RowRef<'r, T: Record + 'r>(T::Ref<'r>);
+
+impl<'r, T: Record + 'r> RowRef<'r, T> {
+    /// The view (`FooRef<'r>`).
+    #[inline(always)]
+    pub fn into_inner(self) -> T::Ref<'r> {
+        self.0
+    }
+}
+
+impl<'r, T: Record + 'r> Deref for RowRef<'r, T> {
+    type Target = T::Ref<'r>;
+
+    #[inline(always)]
+    fn deref(&self) -> &T::Ref<'r> {
+        &self.0
+    }
+}
+
+impl<'r, T: Record + 'r> fmt::Debug for RowRef<'r, T>
+where
+    T::Ref<'r>: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
+/// dereferences to; what [`Rows::retain`] passes its closure (see the
+/// [module docs](self) for why it is not the view itself).
+pub struct RowMut<'r, T: Record + 'r>(T::Mut<'r>);
+
+impl<'r, T: Record + 'r> RowMut<'r, T> {
+    /// The view (`FooMut<'r>`).
+    #[inline(always)]
+    pub fn into_inner(self) -> T::Mut<'r> {
+        self.0
+    }
+}
+
+impl<'r, T: Record + 'r> Deref for RowMut<'r, T> {
+    type Target = T::Mut<'r>;
+
+    #[inline(always)]
+    fn deref(&self) -> &T::Mut<'r> {
+        &self.0
+    }
+}
+
+impl<'r, T: Record + 'r> DerefMut for RowMut<'r, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T::Mut<'r> {
+        &mut self.0
+    }
+}
+
+impl<'r, T: Record + 'r> fmt::Debug for RowMut<'r, T>
+where
+    T::Mut<'r>: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
+pub struct Iter<'a, T: Record + 'a, K> {
+    // Crate-visible for the parallel iterators, which split both alike.
+    pub(crate) ids: slice::Iter<'a, K>,
+    pub(crate) rows: columns::Iter<'a, T::Tree>,
+}
+
+impl<T: Record, K> Clone for Iter<'_, T, K> {
+    fn clone(&self) -> Self {
+        Iter {
+            ids: self.ids.clone(),
+            rows: self.rows.clone(),
+        }
+    }
+}
+
+impl<'a, T: Record + 'a, K: Copy> Iterator for Iter<'a, T, K> {
+    type Item = (K, T::Ref<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let id = *self.ids.next()?;
+        Some((id, make_ref::<T>(self.rows.next()?)))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ids.size_hint()
+    }
+}
+
+impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for Iter<'a, T, K> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let id = *self.ids.next_back()?;
+        Some((id, make_ref::<T>(self.rows.next_back()?)))
+    }
+}
+
+impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for Iter<'a, T, K> {}
+impl<'a, T: Record + 'a, K: Copy> FusedIterator for Iter<'a, T, K> {}
+
+/// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
+pub struct IterMut<'a, T: Record + 'a, K> {
+    // Crate-visible for the parallel iterators, which split both alike.
+    pub(crate) ids: slice::Iter<'a, K>,
+    pub(crate) rows: columns::IterMut<'a, T::Tree>,
+}
+
+impl<'a, T: Record + 'a, K: Copy> Iterator for IterMut<'a, T, K> {
+    type Item = (K, T::Mut<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let id = *self.ids.next()?;
+        Some((id, make_mut::<T>(self.rows.next()?)))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ids.size_hint()
+    }
+}
+
+impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for IterMut<'a, T, K> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let id = *self.ids.next_back()?;
+        Some((id, make_mut::<T>(self.rows.next_back()?)))
+    }
+}
+
+impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for IterMut<'a, T, K> {}
+impl<'a, T: Record + 'a, K: Copy> FusedIterator for IterMut<'a, T, K> {}
+
+/// Draining iterator over `(key, T)`, from [`Rows::drain`]; the rows it did
+/// not yield are dropped with it.
+pub struct Drain<'a, X: RowIndex, T: Record> {
+    rows: &'a mut Rows<X, T>,
+}
+
+impl<X: RowIndex, T: Record> Iterator for Drain<'_, X, T> {
+    type Item = (KeyOf<X>, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rows.pop()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rows.len(), Some(self.rows.len()))
+    }
+}
+
+impl<X: RowIndex, T: Record> ExactSizeIterator for Drain<'_, X, T> {}
+impl<X: RowIndex, T: Record> FusedIterator for Drain<'_, X, T> {}
+
+impl<X: RowIndex, T: Record> Drop for Drain<'_, X, T> {
+    fn drop(&mut self) {
+        self.rows.clear();
+    }
+}
+
+/// Owning iterator over `(key, T)`, from the containers' `into_iter`.
+pub struct IntoIter<X: RowIndex, T: Record> {
+    rows: Rows<X, T>,
+}
+
+impl<X: RowIndex, T: Record> IntoIter<X, T> {
+    pub(crate) fn new(rows: Rows<X, T>) -> Self {
+        IntoIter { rows }
+    }
+}
+
+impl<X: RowIndex, T: Record> Iterator for IntoIter<X, T> {
+    type Item = (KeyOf<X>, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rows.pop()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rows.len(), Some(self.rows.len()))
+    }
+}
+
+impl<X: RowIndex, T: Record> ExactSizeIterator for IntoIter<X, T> {}
+impl<X: RowIndex, T: Record> FusedIterator for IntoIter<X, T> {}
+
+impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a Rows<X, T> {
+    type Item = (KeyOf<X>, T::Ref<'a>);
+    type IntoIter = Iter<'a, T, KeyOf<X>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a mut Rows<X, T> {
+    type Item = (KeyOf<X>, T::Mut<'a>);
+    type IntoIter = IterMut<'a, T, KeyOf<X>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+/// The faces of the engine: `Deref` to [`Rows`], `&` and `&mut` iteration,
+/// and the owning iterator, for a container that is a `Rows` with its own
+/// insert and remove.
+macro_rules! rows_face {
+    ([$($gen:tt)*] $face:ty => $index:ty, $record:ty) => {
+        impl<$($gen)*> ::core::ops::Deref for $face {
+            type Target = $crate::rows::Rows<$index, $record>;
+
+            #[inline(always)]
+            fn deref(&self) -> &Self::Target {
+                &self.rows
+            }
+        }
+
+        impl<$($gen)*> ::core::ops::DerefMut for $face {
+            #[inline(always)]
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.rows
+            }
+        }
+
+        impl<$($gen)*> ::core::iter::IntoIterator for $face {
+            type Item = ($crate::rows::KeyOf<$index>, $record);
+            type IntoIter = $crate::rows::IntoIter<$index, $record>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                $crate::rows::IntoIter::new(self.rows)
+            }
+        }
+
+        impl<'a, $($gen)*> ::core::iter::IntoIterator for &'a $face
+        where
+            $record: 'a,
+        {
+            type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Ref<'a>);
+            type IntoIter = $crate::rows::Iter<'a, $record, $crate::rows::KeyOf<$index>>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                self.rows.iter()
+            }
+        }
+
+        impl<'a, $($gen)*> ::core::iter::IntoIterator for &'a mut $face
+        where
+            $record: 'a,
+        {
+            type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Mut<'a>);
+            type IntoIter = $crate::rows::IterMut<'a, $record, $crate::rows::KeyOf<$index>>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                self.rows.iter_mut()
+            }
+        }
+    };
+}
+pub(crate) use rows_face;
