@@ -66,7 +66,7 @@ use core::fmt;
 use crate::columns::{CloneColumns, ColumnBuffer};
 use crate::id::Id;
 use crate::marks::Marks;
-use crate::record::{from_values, into_values, Record};
+use crate::record::{from_values, into_values, DebugRow, Record};
 use crate::rows::{rows_face, sealed, Rows};
 
 use sparse::Slot;
@@ -158,12 +158,11 @@ where
     }
 }
 
-impl<K: Id, T: Record + fmt::Debug> fmt::Debug for SoaMap<K, T>
-where
-    for<'a> T::Ref<'a>: fmt::Debug,
-{
+/// Prints `{key: row, …}` in dense order; needs `T: Debug` (what the
+/// struct's crate chose to show) and its rows' `Debug` ([`DebugRow`]).
+impl<K: Id, T: Record + fmt::Debug + DebugRow> fmt::Debug for SoaMap<K, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.rows.iter()).finish()
+        self.rows.fmt(f)
     }
 }
 

@@ -217,3 +217,31 @@ pub(crate) fn make_ref<'a, T: Record + 'a>(refs: <T::Tree as ColumnTree>::Refs<'
 pub(crate) fn make_mut<'a, T: Record + 'a>(muts: <T::Tree as ColumnTree>::Muts<'a>) -> T::Mut<'a> {
     T::make_mut(muts, RecordToken::new())
 }
+
+/// How one row of a [`Record`] prints: as its shared view's `Debug` (which
+/// shows the `pub` fields). Implemented by `#[derive(SoaAllocator)]` where
+/// those fields are `Debug`; containers print through it, so printing a
+/// `SoaMap` of a struct that borrows does not need the struct to be
+/// `'static` (a bound on the view, `for<'a> T::Ref<'a>: Debug`, would).
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaMap, SoaStorage};
+///
+/// #[derive(SoaAllocator, Debug)]
+/// pub struct Label<'t> { pub text: &'t str }
+///
+/// let text = String::from("hello");
+/// let mut labels = SoaStorage::<Label<'_>, LabelId<'_>>::default();
+/// let id = labels.insert(Label { text: &text });
+/// let mut marks: SoaMap<LabelId<'_>, Label<'_>> = SoaMap::new();
+/// marks.insert(id, Label { text: &text });
+/// let shown = format!("{labels:?}");
+/// assert!(shown.ends_with(": LabelRef { text: \"hello\" }}"), "{shown}");
+/// assert_eq!(shown, format!("{marks:?}"));
+/// ```
+pub trait DebugRow: Record {
+    /// Formats `row` as `Debug` formats `Self::Ref`.
+    fn fmt_row<'a>(row: &Self::Ref<'a>, f: &mut fmt::Formatter<'_>) -> fmt::Result
+    where
+        Self: 'a;
+}

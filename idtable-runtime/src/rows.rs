@@ -59,7 +59,7 @@ use core::slice;
 use crate::columns::{self, CloneColumns, ColumnBuffer};
 
 use crate::marks::Marks;
-use crate::record::{from_values, make_mut, make_ref, Record, RecordToken};
+use crate::record::{from_values, make_mut, make_ref, DebugRow, Record, RecordToken};
 
 /// The index of a [`Rows`]: one key per row, and the way from a key to its
 /// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
@@ -144,6 +144,21 @@ where
             index: self.index.clone(),
             columns: self.columns.clone(),
         }
+    }
+}
+
+/// Prints `{key: row, …}` in dense order, each row through [`DebugRow`].
+impl<X: RowIndex, T: DebugRow> fmt::Debug for Rows<X, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Shown<'a, T: DebugRow + 'a>(T::Ref<'a>);
+        impl<'a, T: DebugRow + 'a> fmt::Debug for Shown<'a, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                T::fmt_row(&self.0, f)
+            }
+        }
+        f.debug_map()
+            .entries(self.iter().map(|(key, row)| (key, Shown::<T>(row))))
+            .finish()
     }
 }
 

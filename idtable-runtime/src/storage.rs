@@ -49,7 +49,7 @@ use crate::record::{from_values, into_values};
 use crate::rows::{rows_face, sealed, Rows};
 use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 
-pub use crate::record::{Record, RecordToken};
+pub use crate::record::{DebugRow, Record, RecordToken};
 pub use crate::rows::{Iter, IterMut};
 
 /// Draining iterator of a [`SoaStorage`] (and of a derived allocator).
@@ -214,6 +214,14 @@ impl<I: Id> sealed::Index for IdTable<I> {
 
     fn check_invariants(&self) {
         IdTable::check_invariants(self);
+    }
+}
+
+/// Prints `{id: row, …}` in dense order; needs `T: Debug` (what the
+/// struct's crate chose to show) and its rows' `Debug` ([`DebugRow`]).
+impl<T: Record + fmt::Debug + DebugRow, I: Id> fmt::Debug for SoaStorage<T, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.rows.fmt(f)
     }
 }
 

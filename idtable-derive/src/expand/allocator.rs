@@ -300,7 +300,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #allocator #ty_generics #where_debug {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_map().entries(self.storage.iter()).finish()
+                ::core::fmt::Debug::fmt(&self.storage, f)
             }
         }
 

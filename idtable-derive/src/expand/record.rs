@@ -229,7 +229,20 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     });
     // Without fields the values are `()`, returned implicitly.
     let values_tail = (!idents.is_empty()).then(|| pattern.clone());
+    // A row prints as its `Ref` view, whose `Debug` needs the pub fields'.
+    let where_debug = ctx.where_with(&ctx.pub_fields_bound(quote!(::core::fmt::Debug)));
     quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::storage::DebugRow for #record_ty #where_debug {
+            fn fmt_row<#lt>(row: &Self::Ref<#lt>, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result
+            where
+                Self: #lt,
+            {
+                ::core::fmt::Debug::fmt(row, f)
+            }
+        }
+
+
         #[automatically_derived]
         impl #impl_generics #krate::Record for #record_ty #where_clause {
             type Tree = #columns_ty;
