@@ -106,14 +106,12 @@
 //! # Cost
 //!
 //! rayon splits the work into tasks and hands them to its threads; for a
-//! small allocator or a cheap loop body that costs more than it saves.
-//! Measured on 2 cores (`BENCHMARKS.md`, "Parallel integration (rayon)"), a
-//! particle integration step at a million particles, steps back to back, ran
-//! 1.6–1.9× faster with `par_iter_mut` or a chunked column loop (1.2–1.4×
-//! with a per-particle column `zip`); about as fast as serial when its data
-//! had to come from memory; and slower at 100,000 particles and below. Raise
-//! the grain with `.with_min_len(n)` (or `par_chunks_mut` over the columns),
-//! and measure.
+//! small allocator or a cheap loop body that costs more than it saves, and a
+//! step whose data comes from memory gains little. Raise the grain with
+//! `.with_min_len(n)` (or `par_chunks_mut` over the columns), and measure:
+//! `BENCHMARKS.md` ("Parallel integration (rayon)") has a particle
+//! integration step at sizes from ten thousand to a million particles on a
+//! 2-core machine, serial against each parallel loop, with the command.
 
 use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
