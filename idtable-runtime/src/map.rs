@@ -72,20 +72,46 @@ use crate::rows::{rows_face, sealed, Rows};
 use sparse::Slot;
 pub use sparse::SparseSet;
 
-/// Draining iterator of a [`SoaMap`].
+/// Draining iterator of a [`SoaMap`]; see [`Rows`]'s example.
 pub type Drain<'a, K, T> = crate::rows::Drain<'a, SparseSet<K>, T>;
-/// Owning iterator of a [`SoaMap`].
+/// Owning iterator of a [`SoaMap`]; see [`Rows`]'s example.
 pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 
 /// The rows of `T` keyed by ids `K` of another table: slotmap's
 /// `SecondaryMap` semantics in structure-of-arrays form. Lookups, views,
 /// iteration, `retain` and sorting are the [`Rows`] engine's, through
-/// `Deref`; see the [module docs](self) for an example, the generation
-/// rules and the memory it takes.
+/// `Deref`; the [module docs](self) give the generation rules and the memory
+/// it takes.
 ///
 /// Invariant: the sparse set holds one key per row of the columns, the row
 /// at dense index `d` belonging to `keys()[d]`; its own invariants are
 /// checked by [`check_invariants`](Rows::check_invariants).
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+/// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+/// pub struct Burning { pub dps: f32, pub left: f32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+/// let u = units.insert(Unit { hp: 10 });
+/// assert_eq!(burning.insert(u, Burning { dps: 1.0, left: 3.0 }), None);
+/// assert_eq!(*burning.get(u).unwrap().dps, 1.0);
+/// for left in burning.columns_mut().left.iter_mut() {
+///     *left -= 0.5;
+/// }
+/// assert_eq!(burning.keys(), &[u]);
+/// assert!(burning.contains_key(u));
+/// units.remove(u);
+/// let u2 = units.insert(Unit { hp: 5 }); // u's slot, a newer generation
+/// assert!(!burning.contains_key(u2));
+/// assert_eq!(burning.remove(u).map(|b| b.left), Some(2.5));
+/// let roomy: SoaMap<UnitId, Burning> = SoaMap::with_capacity(64);
+/// assert!(roomy.capacity() >= 64);
+/// ```
 pub struct SoaMap<K: Id, T: Record> {
     rows: Rows<SparseSet<K>, T>,
 }
@@ -168,6 +194,8 @@ impl<K: Id, T: Record + fmt::Debug + DebugRow> fmt::Debug for SoaMap<K, T> {
 
 impl<K: Id, T: Record> SoaMap<K, T> {
     /// An empty map; allocates nothing until the first insert.
+    ///
+    /// See [`SoaMap`]'s example.
     pub const fn new() -> Self {
         SoaMap {
             rows: Rows::from_parts(SparseSet::new(), ColumnBuffer::new()),
@@ -175,6 +203,8 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     }
 
     /// An empty map with room for `capacity` entries.
+    ///
+    /// See [`SoaMap`]'s example.
     pub fn with_capacity(capacity: usize) -> Self {
         let mut map = Self::new();
         map.reserve(capacity);
@@ -269,6 +299,8 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// Removes the entry of `key` and returns its value; `None` if `key`
     /// holds none (a stale key never removes a newer entry). The last row
     /// moves into the gap.
+    ///
+    /// See [`SoaMap`]'s example.
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
         let d = self.rows.index.remove(key)?;
@@ -276,6 +308,8 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     }
 
     /// `true` if `key` itself holds an entry.
+    ///
+    /// See [`SoaMap`]'s example.
     #[inline(always)]
     pub fn contains_key(&self, key: K) -> bool {
         self.rows.index.find(key).is_some()

@@ -236,6 +236,14 @@ pub(crate) fn make_mut<'a, T: Record + 'a>(muts: <T::Tree as ColumnTree>::Muts<'
 /// let mut marks: SoaMap<LabelId<'_>, Label<'_>> = SoaMap::new();
 /// marks.insert(id, Label { text: &text });
 /// let shown = format!("{labels:?}");
+/// // What the containers call for each row:
+/// struct Show<'a, 't>(LabelRef<'a, 't>);
+/// impl std::fmt::Display for Show<'_, '_> {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         <Label<'_> as idtable::storage::DebugRow>::fmt_row(&self.0, f)
+///     }
+/// }
+/// assert_eq!(Show(labels.get(id).unwrap()).to_string(), "LabelRef { text: \"hello\" }");
 /// assert!(shown.ends_with(": LabelRef { text: \"hello\" }}"), "{shown}");
 /// assert_eq!(shown, format!("{marks:?}"));
 /// ```

@@ -64,6 +64,8 @@ use crate::record::{from_values, make_mut, make_ref, DebugRow, Record, RecordTok
 /// The index of a [`Rows`]: one key per row, and the way from a key to its
 /// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
 /// only (the trait is sealed: its methods are the engine's own).
+///
+/// See [`Rows`]'s example.
 pub trait RowIndex: sealed::Index {}
 
 impl<X: sealed::Index> RowIndex for X {}
@@ -110,15 +112,83 @@ pub(crate) mod sealed {
 }
 
 /// The key type of a [`Rows`] with index `X`.
+///
+/// See [`Rows`]'s example.
 pub type KeyOf<X> = <X as sealed::Index>::Key;
 
 /// Dense rows of `T` (one column per field, packed by swap-remove) and the
-/// index `X` that holds their keys: the engine of [`SoaStorage`](crate::SoaStorage) and
-/// [`SoaMap`](crate::SoaMap), reached through their `Deref`. See the [module docs](self)
-/// for an example.
+/// index `X` that holds their keys: the engine of [`SoaStorage`](crate::SoaStorage)
+/// and [`SoaMap`](crate::SoaMap), reached through their `Deref`. Every method
+/// here is a method of both; the [module docs](self) say why.
 ///
 /// Invariant: the index holds exactly one key per row, the row at dense
 /// position `d` belonging to `keys()[d]`.
+///
+/// Every method, on a map (a table's would read the same):
+///
+/// ```
+/// use std::cmp::Reverse;
+/// use idtable::map::SparseSet;
+/// use idtable::rows::{Drain, IntoIter, Iter, IterMut, KeyOf, RowIndex, RowMut, RowRef, Rows};
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+/// pub struct Point { pub x: i32, pub y: i32 }
+///
+/// let mut ids = PointAllocator::new();
+/// let [a, b, c] = [1, 2, 3].map(|n| ids.insert(Point { x: n, y: n }));
+/// let mut map: SoaMap<PointId, Point> = SoaMap::new();
+/// map.reserve(8);
+/// assert!(map.capacity() >= 8);
+/// for (key, x) in [(a, 3), (b, 1), (c, 2)] {
+///     map.insert(key, Point { x, y: 0 });
+/// }
+/// // The engine of a map: its index is a `SparseSet`, its keys the ids.
+/// let rows: &Rows<SparseSet<PointId>, Point> = &map;
+/// fn key_of<X: RowIndex>(rows: &Rows<X, Point>) -> KeyOf<X> { rows.keys()[0] }
+/// assert_eq!(key_of(rows), a);
+/// assert_eq!((rows.len(), rows.is_empty()), (3, false));
+///
+/// // Lookups by key, and by dense position.
+/// assert_eq!(map.dense_index(b), Some(1));
+/// assert_eq!(*map.get(b).unwrap().x, 1);
+/// *map.get_mut(b).unwrap().y = 5;
+/// let [pa, pc] = map.get_disjoint_mut([a, c]).unwrap();
+/// std::mem::swap(pa.y, pc.y);
+/// assert_eq!(*map.row(1).y, 5);
+/// *map.row_mut(0).y += 1;
+///
+/// // Keys and columns, in dense order.
+/// assert_eq!(map.keys(), &[a, b, c]);
+/// assert_eq!(map.columns().x, &[3, 1, 2]);
+/// map.columns_mut().y[2] = 7;
+/// let (keys, columns) = map.keys_and_columns_mut();
+/// assert_eq!((keys[2], columns.y[2]), (c, 7));
+///
+/// // Iteration, retain, sorting.
+/// let it: Iter<'_, Point, PointId> = map.iter();
+/// assert_eq!(it.map(|(_, p)| *p.y).collect::<Vec<_>>(), [1, 5, 7]);
+/// let it: IterMut<'_, Point, PointId> = map.iter_mut();
+/// it.for_each(|(_, p)| *p.x *= 10);
+/// map.retain(|key, p: RowMut<'_, Point>| key != b || *p.y > 5);
+/// map.retain(|_, p| *RowMut::into_inner(p).x > 0); // the view itself
+/// map.sort_by_key(|p: RowRef<'_, Point>| Reverse(*p.x));
+/// map.sort_by_key(|p| Reverse(*RowRef::into_inner(p).x));
+/// map.sort_by(|p, q| p.y.cmp(q.y));
+/// assert_eq!(map.keys(), &[a, c]);
+/// assert_eq!(map.remove_many([a, a, b]), 1);
+/// map.check_invariants();
+///
+/// // Draining, clearing, owning.
+/// let mut copy = map.clone();
+/// let drained: Drain<'_, SparseSet<PointId>, Point> = copy.drain();
+/// assert_eq!(drained.collect::<Vec<_>>(), [(c, Point { x: 20, y: 7 })]);
+/// let owned: IntoIter<SparseSet<PointId>, Point> = map.clone().into_iter();
+/// assert_eq!(owned.len(), 1);
+/// map.shrink_to_fit();
+/// map.clear();
+/// assert!(map.is_empty() && copy.is_empty());
+/// ```
 pub struct Rows<X, T: Record> {
     pub(crate) index: X,
     pub(crate) columns: ColumnBuffer<T::Tree>,
@@ -168,29 +238,39 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// Number of rows.
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// `true` if there are no rows.
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
 
     /// How many rows fit before the columns or the index grow.
+    ///
+    /// See [`Rows`]'s example.
     pub fn capacity(&self) -> usize {
         self.columns.capacity().min(self.index.capacity())
     }
 
     /// Makes room for at least `additional` more rows.
+    ///
+    /// See [`Rows`]'s example.
     pub fn reserve(&mut self, additional: usize) {
         self.columns.reserve(additional);
         self.index.reserve(additional);
     }
 
     /// Frees the room the columns and the index do not use.
+    ///
+    /// See [`Rows`]'s example.
     pub fn shrink_to_fit(&mut self) {
         self.columns.shrink_to_fit();
         self.index.shrink_to_fit();
@@ -198,12 +278,16 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The dense position of `key`'s row: where its values sit in every
     /// column. `None` for a key with no row (stale, forged or never stored).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn dense_index(&self, key: KeyOf<X>) -> Option<usize> {
         self.index.find(key)
     }
 
     /// The row of `key`, as `T`'s shared view (`FooRef`).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn get(&self, key: KeyOf<X>) -> Option<T::Ref<'_>> {
         let dense = self.index.locate(key)?;
@@ -211,6 +295,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// The row of `key`, as `T`'s mutable view (`FooMut`).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn get_mut(&mut self, key: KeyOf<X>) -> Option<T::Mut<'_>> {
         let dense = self.index.locate(key)?;
@@ -219,6 +305,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The rows of `N` keys mutably at once; `None` if any key has no row
     /// or two keys are the same.
+    ///
+    /// See [`Rows`]'s example.
     pub fn get_disjoint_mut<const N: usize>(
         &mut self,
         keys: [KeyOf<X>; N],
@@ -233,6 +321,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The keys, in dense order: `keys()[d]` owns the row at position `d`
     /// of every column.
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn keys(&self) -> &[KeyOf<X>] {
         self.index.keys()
@@ -240,18 +330,24 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Every column as a shared slice (`FooColumns`), parallel to
     /// [`keys`](Rows::keys).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns(&self) -> T::Columns<'_> {
         T::make_columns(self.columns.slices(), RecordToken::new())
     }
 
     /// Every column as a mutable slice (`FooColumnsMut`).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
         T::make_columns_mut(self.columns.slices_mut(), RecordToken::new())
     }
 
     /// The keys and every column mutably, at once.
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn keys_and_columns_mut(&mut self) -> (&[KeyOf<X>], T::ColumnsMut<'_>) {
         let columns = T::make_columns_mut(self.columns.slices_mut(), RecordToken::new());
@@ -263,6 +359,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// # Panics
     ///
     /// If `dense >= len()`.
+    ///
+    /// See [`Rows`]'s example.
     #[inline]
     #[track_caller]
     pub fn row(&self, dense: usize) -> T::Ref<'_> {
@@ -277,6 +375,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// # Panics
     ///
     /// If `dense >= len()`.
+    ///
+    /// See [`Rows`]'s example.
     #[inline]
     #[track_caller]
     pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
@@ -289,6 +389,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Removes every row (their values are dropped). Keys never come back
     /// to life: a table's ids stay stale.
+    ///
+    /// See [`Rows`]'s example.
     pub fn clear(&mut self) {
         // Keys first: if a destructor panics, the container is already empty.
         self.index.clear();
@@ -296,6 +398,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// `(key, FooRef)` for every row, in dense order.
+    ///
+    /// See [`Rows`]'s example.
     pub fn iter(&self) -> Iter<'_, T, KeyOf<X>> {
         Iter {
             ids: self.index.keys().iter(),
@@ -304,6 +408,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// `(key, FooMut)` for every row, in dense order.
+    ///
+    /// See [`Rows`]'s example.
     pub fn iter_mut(&mut self) -> IterMut<'_, T, KeyOf<X>> {
         IterMut {
             ids: self.index.keys().iter(),
@@ -313,6 +419,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Removes every row, yielding `(key, T)` from the last dense position
     /// to the first. Rows the iterator did not yield are dropped with it.
+    ///
+    /// See [`Rows`]'s example.
     pub fn drain(&mut self) -> Drain<'_, X, T> {
         Drain { rows: self }
     }
@@ -326,6 +434,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Keeps the rows for which `keep` returns `true`, in their order, and
     /// removes the others in one pass: each kept row moves at most once.
     /// `keep` sees each row once, in dense order.
+    ///
+    /// See [`Rows`]'s example.
     pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, RowMut<'_, T>) -> bool) {
         let mut marks = Marks::with_len(self.len());
         for (d, (key, row)) in self.iter_mut().enumerate() {
@@ -339,6 +449,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Removes the rows of `keys` (keys with no row are skipped, repeats
     /// count once) in one pass that keeps the other rows in order; returns
     /// how many were removed.
+    ///
+    /// See [`Rows`]'s example.
     pub fn remove_many(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
         let mut marks = Marks::with_len(self.len());
         let mut removed = 0;
@@ -363,6 +475,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Reorders the rows (every column and the keys alike) by `compare`,
     /// stably; every key still finds its row. For locality: sort by what a
     /// hot loop reads together.
+    ///
+    /// See [`Rows`]'s example.
     pub fn sort_by(&mut self, mut compare: impl FnMut(RowRef<'_, T>, RowRef<'_, T>) -> Ordering) {
         let mut order: Vec<usize> = (0..self.len()).collect();
         let columns = &self.columns;
@@ -377,11 +491,15 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// Reorders the rows by the key `key` computes from each, stably.
+    ///
+    /// See [`Rows`]'s example.
     pub fn sort_by_key<S: Ord>(&mut self, mut key: impl FnMut(RowRef<'_, T>) -> S) {
         self.sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
     /// Panics if an invariant is broken (for tests).
+    ///
+    /// See [`Rows`]'s example.
     pub fn check_invariants(&self) {
         self.index.check_invariants();
         assert_eq!(
@@ -409,10 +527,14 @@ fn out_of_bounds(dense: usize, len: usize) -> ! {
 /// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`] pass
 /// their closure (see the [module docs](self) for why it is not the view
 /// itself).
+///
+/// See [`Rows`]'s example.
 pub struct RowRef<'r, T: Record + 'r>(T::Ref<'r>);
 
 impl<'r, T: Record + 'r> RowRef<'r, T> {
     /// The view (`FooRef<'r>`).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn into_inner(self) -> T::Ref<'r> {
         self.0
@@ -440,10 +562,14 @@ where
 /// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
 /// dereferences to; what [`Rows::retain`] passes its closure (see the
 /// [module docs](self) for why it is not the view itself).
+///
+/// See [`Rows`]'s example.
 pub struct RowMut<'r, T: Record + 'r>(T::Mut<'r>);
 
 impl<'r, T: Record + 'r> RowMut<'r, T> {
     /// The view (`FooMut<'r>`).
+    ///
+    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn into_inner(self) -> T::Mut<'r> {
         self.0
@@ -476,6 +602,8 @@ where
 }
 
 /// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
+///
+/// See [`Rows`]'s example.
 pub struct Iter<'a, T: Record + 'a, K> {
     // Crate-visible for the parallel iterators, which split both alike.
     pub(crate) ids: slice::Iter<'a, K>,
@@ -518,6 +646,8 @@ impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for Iter<'a, T, K> {}
 impl<'a, T: Record + 'a, K: Copy> FusedIterator for Iter<'a, T, K> {}
 
 /// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
+///
+/// See [`Rows`]'s example.
 pub struct IterMut<'a, T: Record + 'a, K> {
     // Crate-visible for the parallel iterators, which split both alike.
     pub(crate) ids: slice::Iter<'a, K>,
@@ -552,6 +682,8 @@ impl<'a, T: Record + 'a, K: Copy> FusedIterator for IterMut<'a, T, K> {}
 
 /// Draining iterator over `(key, T)`, from [`Rows::drain`]; the rows it did
 /// not yield are dropped with it.
+///
+/// See [`Rows`]'s example.
 pub struct Drain<'a, X: RowIndex, T: Record> {
     rows: &'a mut Rows<X, T>,
 }
@@ -580,6 +712,8 @@ impl<X: RowIndex, T: Record> Drop for Drain<'_, X, T> {
 }
 
 /// Owning iterator over `(key, T)`, from the containers' `into_iter`.
+///
+/// See [`Rows`]'s example.
 pub struct IntoIter<X: RowIndex, T: Record> {
     rows: Rows<X, T>,
 }

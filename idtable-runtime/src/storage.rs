@@ -8,37 +8,7 @@
 //! [`SoaMap`](crate::SoaMap)) is how ids are issued and retired: insert,
 //! remove, `contains`, the table's configuration.
 //!
-//! A derived allocator and a `SoaStorage` of the same struct behave alike;
-//! the allocator only names the types:
-//!
-//! ```
-//! use idtable::{SoaAllocator, SoaStorage, TableConfig};
-//!
-//! #[derive(SoaAllocator, Debug, Clone, PartialEq)]
-//! pub struct Point { pub x: f32, pub y: f32 }
-//!
-//! let mut allocator = PointAllocator::new();
-//! let mut storage = SoaStorage::<Point, PointId>::default();
-//! let a = allocator.insert(Point { x: 1.0, y: 2.0 });
-//! let b = storage.insert(Point { x: 1.0, y: 2.0 });
-//! assert_eq!(a, b); // same table logic, same ids
-//! assert_eq!(allocator.columns().y, storage.columns().y);
-//! assert!(storage.contains(b));
-//! assert_eq!(storage.ids(), &[b]);
-//! assert_eq!(storage.remove(b), Some(Point { x: 1.0, y: 2.0 }));
-//! assert_eq!(storage.remove(b), None); // stale
-//! assert_eq!(storage.table().free_count(), 1);
-//!
-//! let mut s = SoaStorage::<Point, PointId>::with_capacity_and_config(
-//!     100,
-//!     TableConfig { min_free: 8, ..TableConfig::default() },
-//! );
-//! assert!(s.capacity() >= 100);
-//! let c = s.insert(Point { x: 0.0, y: 0.0 });
-//! s.remove(c);
-//! // Fewer than 8 freed slots wait: the next insert takes a fresh slot.
-//! assert_ne!(s.insert(Point { x: 1.0, y: 1.0 }).index(), c.index());
-//! ```
+//! See [`SoaStorage`] for an example.
 
 use core::fmt;
 
@@ -52,9 +22,11 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 pub use crate::record::{DebugRow, Record, RecordToken};
 pub use crate::rows::{Iter, IterMut};
 
-/// Draining iterator of a [`SoaStorage`] (and of a derived allocator).
+/// Draining iterator of a [`SoaStorage`] (and of a derived allocator);
+/// see [`Rows`]'s example.
 pub type Drain<'a, T, I> = crate::rows::Drain<'a, IdTable<I>, T>;
-/// Owning iterator of a [`SoaStorage`] (and of a derived allocator).
+/// Owning iterator of a [`SoaStorage`] (and of a derived allocator); see
+/// [`Rows`]'s example.
 pub type IntoIter<T, I> = crate::rows::IntoIter<IdTable<I>, T>;
 
 /// Why an insert failed, with the value given back.
@@ -152,10 +124,47 @@ impl<T> core::error::Error for InsertError<T> {}
 /// [`Rows`] of `T` whose keys are ids `I` issued by an [`IdTable`]: the
 /// allocator behind every derived `FooAllocator`, usable directly with any
 /// [`Id`] type. Lookups, views, iteration, `retain` and sorting are the
-/// engine's, through `Deref`; see the [module docs](self) for an example.
+/// engine's, through `Deref`.
 ///
 /// Invariant: the table holds one live id per row, the row at dense index
 /// `d` belonging to `table().ids()[d]`.
+///
+/// A derived allocator and a `SoaStorage` of the same struct behave alike;
+/// the allocator only names the types:
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaStorage, TableConfig};
+///
+/// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+/// pub struct Point { pub x: f32, pub y: f32 }
+///
+/// let mut allocator = PointAllocator::new();
+/// let mut storage = SoaStorage::<Point, PointId>::default();
+/// let a = allocator.insert(Point { x: 1.0, y: 2.0 });
+/// let b = storage.insert(Point { x: 1.0, y: 2.0 });
+/// assert_eq!(a, b); // same table logic, same ids
+/// assert_eq!(allocator.columns().y, storage.columns().y);
+/// assert!(storage.contains(b));
+/// assert_eq!(storage.ids(), &[b]);
+/// let (ids, columns) = storage.ids_and_columns_mut();
+/// columns.x[0] = 5.0;
+/// assert_eq!(ids, &[b]);
+/// assert_eq!(storage.remove(b), Some(Point { x: 5.0, y: 2.0 }));
+/// assert_eq!(storage.remove(b), None); // stale
+/// assert!(!storage.contains(b));
+/// assert_eq!(storage.table().free_count(), 1);
+///
+/// // `min_free = 8`: fewer than 8 freed slots wait, so the next insert
+/// // takes a fresh slot.
+/// let config = TableConfig { min_free: 8, ..TableConfig::default() };
+/// let mut s = SoaStorage::<Point, PointId>::with_capacity_and_config(100, config);
+/// assert!(s.capacity() >= 100);
+/// let c = s.insert(Point { x: 0.0, y: 0.0 });
+/// s.remove(c);
+/// assert_ne!(s.insert(Point { x: 1.0, y: 1.0 }).index(), c.index());
+/// let empty = SoaStorage::<Point, PointId>::with_config(config);
+/// assert!(empty.is_empty());
+/// ```
 pub struct SoaStorage<T: Record, I: Id> {
     rows: Rows<IdTable<I>, T>,
 }
@@ -246,6 +255,8 @@ where
 
 impl<T: Record, I: Id> SoaStorage<T, I> {
     /// An empty storage whose table uses `config`.
+    ///
+    /// See [`SoaStorage`]'s example.
     pub const fn with_config(config: TableConfig) -> Self {
         SoaStorage {
             rows: Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new()),
@@ -253,6 +264,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// An empty storage with room for `capacity` objects.
+    ///
+    /// See [`SoaStorage`]'s example.
     pub fn with_capacity_and_config(capacity: usize, config: TableConfig) -> Self {
         let mut s = Self::with_config(config);
         s.reserve(capacity);
@@ -260,11 +273,15 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// The id table (ids, slots, free queue).
+    ///
+    /// See [`SoaStorage`]'s example.
     pub fn table(&self) -> &IdTable<I> {
         &self.rows.index
     }
 
     /// The live ids, in dense order (the engine's [`keys`](Rows::keys)).
+    ///
+    /// See [`SoaStorage`]'s example.
     #[inline(always)]
     pub fn ids(&self) -> &[I] {
         self.rows.index.ids()
@@ -272,6 +289,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// The ids and every column mutably, at once (the engine's
     /// [`keys_and_columns_mut`](Rows::keys_and_columns_mut)).
+    ///
+    /// See [`SoaStorage`]'s example.
     #[inline(always)]
     pub fn ids_and_columns_mut(&mut self) -> (&[I], T::ColumnsMut<'_>) {
         self.rows.keys_and_columns_mut()
@@ -332,6 +351,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// # Panics
     ///
     /// When no id can be issued; the message names the layout.
+    ///
+    /// See [`SoaStorage`]'s example.
     // Always inlined: see `try_insert`.
     #[inline(always)]
     #[track_caller]
@@ -379,6 +400,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
 
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live. The last row moves into the gap.
+    ///
+    /// See [`SoaStorage`]'s example.
     // Always inlined: a caller that drops the returned value then skips
     // loading the removed row from every column.
     #[inline(always)]
@@ -388,6 +411,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 
     /// `true` if `id` is live.
+    ///
+    /// See [`SoaStorage`]'s example.
     #[inline(always)]
     pub fn contains(&self, id: I) -> bool {
         self.rows.index.contains(id)

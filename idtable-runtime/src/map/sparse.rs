@@ -257,7 +257,8 @@ pub(crate) enum Slot {
 ///
 /// A key is found only by itself: the index maps its slot index to a dense
 /// position, and the key stored there must be equal. Its methods are the
-/// engine's own; users reach it through `SoaMap`.
+/// engine's own; users reach it through `SoaMap` (see [`Rows`](crate::Rows)'s
+/// example).
 #[derive(Clone)]
 pub struct SparseSet<K> {
     index: SparseIndex,
