@@ -523,67 +523,61 @@ fn out_of_bounds(dense: usize, len: usize) -> ! {
     panic!("dense index {dense} out of bounds (len {len})")
 }
 
-/// A row of `T` as its shared view `T::Ref` (`FooRef`), which it
-/// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`] pass
-/// their closure (see the [module docs](self) for why it is not the view
-/// itself).
-///
-/// See [`Rows`]'s example.
-pub struct RowRef<'r, T: Record + 'r>(T::Ref<'r>);
+/// The wrappers of a row's views handed to closures: each dereferences to
+/// the view and gives it back by `into_inner`.
+macro_rules! row_view {
+    ($(#[$doc:meta])* $name:ident, $view:ident) => {
+        $(#[$doc])*
+        pub struct $name<'r, T: Record + 'r>(T::$view<'r>);
 
-impl<'r, T: Record + 'r> RowRef<'r, T> {
-    /// The view (`FooRef<'r>`).
+        impl<'r, T: Record + 'r> $name<'r, T> {
+            /// The view itself (`FooRef<'r>` or `FooMut<'r>`).
+            ///
+            /// See [`Rows`]'s example.
+            #[inline(always)]
+            pub fn into_inner(self) -> T::$view<'r> {
+                self.0
+            }
+        }
+
+        impl<'r, T: Record + 'r> Deref for $name<'r, T> {
+            type Target = T::$view<'r>;
+
+            #[inline(always)]
+            fn deref(&self) -> &T::$view<'r> {
+                &self.0
+            }
+        }
+
+        impl<'r, T: Record + 'r> fmt::Debug for $name<'r, T>
+        where
+            T::$view<'r>: fmt::Debug,
+        {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+row_view!(
+    /// A row of `T` as its shared view `T::Ref` (`FooRef`), which it
+    /// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`]
+    /// pass their closure (see the [module docs](self) for why it is not
+    /// the view itself).
     ///
     /// See [`Rows`]'s example.
-    #[inline(always)]
-    pub fn into_inner(self) -> T::Ref<'r> {
-        self.0
-    }
-}
-
-impl<'r, T: Record + 'r> Deref for RowRef<'r, T> {
-    type Target = T::Ref<'r>;
-
-    #[inline(always)]
-    fn deref(&self) -> &T::Ref<'r> {
-        &self.0
-    }
-}
-
-impl<'r, T: Record + 'r> fmt::Debug for RowRef<'r, T>
-where
-    T::Ref<'r>: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-/// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
-/// dereferences to; what [`Rows::retain`] passes its closure (see the
-/// [module docs](self) for why it is not the view itself).
-///
-/// See [`Rows`]'s example.
-pub struct RowMut<'r, T: Record + 'r>(T::Mut<'r>);
-
-impl<'r, T: Record + 'r> RowMut<'r, T> {
-    /// The view (`FooMut<'r>`).
+    RowRef, Ref
+);
+row_view!(
+    /// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
+    /// dereferences to, mutably too; what [`Rows::retain`] passes its
+    /// closure (see the [module docs](self) for why it is not the view
+    /// itself). Writing through it needs a `mut` binding: `|_, mut row|`.
     ///
     /// See [`Rows`]'s example.
-    #[inline(always)]
-    pub fn into_inner(self) -> T::Mut<'r> {
-        self.0
-    }
-}
-
-impl<'r, T: Record + 'r> Deref for RowMut<'r, T> {
-    type Target = T::Mut<'r>;
-
-    #[inline(always)]
-    fn deref(&self) -> &T::Mut<'r> {
-        &self.0
-    }
-}
+    RowMut, Mut
+);
 
 impl<'r, T: Record + 'r> DerefMut for RowMut<'r, T> {
     #[inline(always)]
@@ -592,23 +586,57 @@ impl<'r, T: Record + 'r> DerefMut for RowMut<'r, T> {
     }
 }
 
-impl<'r, T: Record + 'r> fmt::Debug for RowMut<'r, T>
-where
-    T::Mut<'r>: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
+/// The row iterators, shared and mutable: the keys and the rows advance
+/// together, from both ends.
+macro_rules! row_iter {
+    ($(#[$doc:meta])* $name:ident, $rows:ident, $view:ident, $make:ident) => {
+        $(#[$doc])*
+        pub struct $name<'a, T: Record + 'a, K> {
+            // Crate-visible for the parallel iterators, which split both alike.
+            pub(crate) ids: slice::Iter<'a, K>,
+            pub(crate) rows: columns::$rows<'a, T::Tree>,
+        }
+
+        impl<'a, T: Record + 'a, K: Copy> Iterator for $name<'a, T, K> {
+            type Item = (K, T::$view<'a>);
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                let id = *self.ids.next()?;
+                Some((id, $make::<T>(self.rows.next()?)))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.ids.size_hint()
+            }
+        }
+
+        impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for $name<'a, T, K> {
+            #[inline]
+            fn next_back(&mut self) -> Option<Self::Item> {
+                let id = *self.ids.next_back()?;
+                Some((id, $make::<T>(self.rows.next_back()?)))
+            }
+        }
+
+        impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for $name<'a, T, K> {}
+        impl<'a, T: Record + 'a, K: Copy> FusedIterator for $name<'a, T, K> {}
+    };
 }
 
-/// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
-///
-/// See [`Rows`]'s example.
-pub struct Iter<'a, T: Record + 'a, K> {
-    // Crate-visible for the parallel iterators, which split both alike.
-    pub(crate) ids: slice::Iter<'a, K>,
-    pub(crate) rows: columns::Iter<'a, T::Tree>,
-}
+row_iter!(
+    /// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
+    ///
+    /// See [`Rows`]'s example.
+    Iter, Iter, Ref, make_ref
+);
+row_iter!(
+    /// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
+    ///
+    /// See [`Rows`]'s example.
+    IterMut, IterMut, Mut, make_mut
+);
 
 impl<T: Record, K> Clone for Iter<'_, T, K> {
     fn clone(&self) -> Self {
@@ -618,67 +646,6 @@ impl<T: Record, K> Clone for Iter<'_, T, K> {
         }
     }
 }
-
-impl<'a, T: Record + 'a, K: Copy> Iterator for Iter<'a, T, K> {
-    type Item = (K, T::Ref<'a>);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let id = *self.ids.next()?;
-        Some((id, make_ref::<T>(self.rows.next()?)))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ids.size_hint()
-    }
-}
-
-impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for Iter<'a, T, K> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        let id = *self.ids.next_back()?;
-        Some((id, make_ref::<T>(self.rows.next_back()?)))
-    }
-}
-
-impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for Iter<'a, T, K> {}
-impl<'a, T: Record + 'a, K: Copy> FusedIterator for Iter<'a, T, K> {}
-
-/// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
-///
-/// See [`Rows`]'s example.
-pub struct IterMut<'a, T: Record + 'a, K> {
-    // Crate-visible for the parallel iterators, which split both alike.
-    pub(crate) ids: slice::Iter<'a, K>,
-    pub(crate) rows: columns::IterMut<'a, T::Tree>,
-}
-
-impl<'a, T: Record + 'a, K: Copy> Iterator for IterMut<'a, T, K> {
-    type Item = (K, T::Mut<'a>);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let id = *self.ids.next()?;
-        Some((id, make_mut::<T>(self.rows.next()?)))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ids.size_hint()
-    }
-}
-
-impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for IterMut<'a, T, K> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        let id = *self.ids.next_back()?;
-        Some((id, make_mut::<T>(self.rows.next_back()?)))
-    }
-}
-
-impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for IterMut<'a, T, K> {}
-impl<'a, T: Record + 'a, K: Copy> FusedIterator for IterMut<'a, T, K> {}
 
 /// Draining iterator over `(key, T)`, from [`Rows::drain`]; the rows it did
 /// not yield are dropped with it.
