@@ -7,13 +7,35 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A global allocator that forwards to `System` and counts live bytes,
-/// live allocations and allocation calls.
+/// A global allocator that forwards to `System` and counts live bytes
+/// (requested, and held: each live block's usable size), live allocations
+/// and allocation calls.
 pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+static HELD: AtomicUsize = AtomicUsize::new(0);
 static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
 static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+extern "C" {
+    /// glibc: the bytes the block at `ptr` really holds (its request rounded
+    /// up to the allocator's size class).
+    fn malloc_usable_size(ptr: *mut u8) -> usize;
+}
+
+/// The bytes the block at `ptr` (of `layout`) holds: its usable size where
+/// the C library says it (glibc), else what was requested.
+fn held(ptr: *mut u8, layout_size: usize) -> usize {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if !ptr.is_null() {
+        // SAFETY: `ptr` is a live block of the system allocator (glibc's
+        // malloc behind `System`), which is what the call needs.
+        return unsafe { malloc_usable_size(ptr) };
+    }
+    let _ = ptr;
+    layout_size
+}
 
 // SAFETY: every call is forwarded unchanged to `System`; only counters are kept.
 unsafe impl GlobalAlloc for Counting {
@@ -22,11 +44,14 @@ unsafe impl GlobalAlloc for Counting {
         LIVE_BLOCKS.fetch_add(1, Ordering::Relaxed);
         CALLS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
+        let ptr = unsafe { System.alloc(layout) };
+        HELD.fetch_add(held(ptr, layout.size()), Ordering::Relaxed);
+        ptr
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         LIVE_BLOCKS.fetch_sub(1, Ordering::Relaxed);
+        HELD.fetch_sub(held(ptr, layout.size()), Ordering::Relaxed);
         // SAFETY: same contract as the caller's.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -34,8 +59,14 @@ unsafe impl GlobalAlloc for Counting {
         LIVE.fetch_add(new_size, Ordering::Relaxed);
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         CALLS.fetch_add(1, Ordering::Relaxed);
+        let before = held(ptr, layout.size());
         // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            HELD.fetch_sub(before, Ordering::Relaxed);
+            HELD.fetch_add(held(new, new_size), Ordering::Relaxed);
+        }
+        new
     }
 }
 
@@ -44,6 +75,10 @@ pub struct Heap {
     /// Live bytes requested, after building (the allocator's own overhead
     /// not included).
     pub bytes: usize,
+    /// Live bytes held, after building: each live block's usable size
+    /// (its request rounded up to the allocator's size class; glibc's
+    /// `malloc_usable_size`), so many small blocks pay their rounding.
+    pub held: usize,
     /// `alloc` and `realloc` calls while building.
     pub calls: usize,
     /// Live allocations after building.
@@ -52,6 +87,7 @@ pub struct Heap {
 
 /// Builds a value and measures what it holds on the heap.
 pub fn heap_of<T>(build: impl FnOnce() -> T) -> (Heap, T) {
+    let held = HELD.load(Ordering::Relaxed);
     let (bytes, blocks, calls) = (
         LIVE.load(Ordering::Relaxed),
         LIVE_BLOCKS.load(Ordering::Relaxed),
@@ -60,6 +96,7 @@ pub fn heap_of<T>(build: impl FnOnce() -> T) -> (Heap, T) {
     let value = build();
     let heap = Heap {
         bytes: LIVE.load(Ordering::Relaxed) - bytes,
+        held: HELD.load(Ordering::Relaxed) - held,
         calls: CALLS.load(Ordering::Relaxed) - calls,
         blocks: LIVE_BLOCKS.load(Ordering::Relaxed) - blocks,
     };
