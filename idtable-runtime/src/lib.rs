@@ -41,6 +41,7 @@ extern crate std;
 pub mod columns;
 pub mod data;
 pub mod id;
+pub mod join;
 pub mod map;
 mod marks;
 mod order;
@@ -58,6 +59,7 @@ pub mod table;
 pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
+pub use join::{join, remove_all, Container, Maybe, Without};
 pub use map::SoaMap;
 pub use rows::{RowMut, RowRef, Rows};
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};

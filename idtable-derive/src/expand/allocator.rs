@@ -297,6 +297,25 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
         }
 
+        /// The allocator as a source of joins and of `remove_all`.
+        #[automatically_derived]
+        impl #impl_generics #krate::join::Container for #allocator #ty_generics #where_clause {
+            type Index = #krate::IdTable<#id>;
+            type Record = #record_ty;
+            #[inline(always)]
+            fn rows(&self) -> &#krate::rows::Rows<Self::Index, Self::Record> {
+                &self.storage
+            }
+            #[inline(always)]
+            fn rows_mut(&mut self) -> &mut #krate::rows::Rows<Self::Index, Self::Record> {
+                &mut self.storage
+            }
+            #[inline(always)]
+            fn remove_row(&mut self, id: #id) -> ::core::option::Option<#record_ty> {
+                self.storage.remove(id)
+            }
+        }
+
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #allocator #ty_generics #where_debug {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {

@@ -1,0 +1,436 @@
+//! Model test of joins: random inserts, removes and slot reuse in a table,
+//! three `SoaMap`s and a `DataMap` keyed by its ids, checked against a
+//! reference join written with `HashMap`s.
+//!
+//! The table's id layout has 31 slots, so slots are reused all the time and
+//! the maps hold stale entries (a unit removed from the table alone leaves
+//! its components behind). After every few operations each join shape —
+//! one map, two maps, `Maybe`, `Without`, a `DataMap`, mutable sources
+//! written through — must visit exactly the keys the reference says, once
+//! each, in the driver's dense order (the required source with the fewest
+//! rows, the first on a tie), with the reference's values; `get` must
+//! answer for live, stale and forged keys as the reference does; and
+//! `remove_all` must remove a key from every container at once.
+
+use std::collections::HashMap;
+
+use idtable::data::DataMap;
+use idtable::{join, remove_all, Maybe, SoaAllocator, SoaMap, Without};
+
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(id = idtable::Id32<5>)]
+pub struct Unit {
+    pub hp: i64,
+}
+
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+pub struct Burn {
+    pub dps: i64,
+}
+
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+pub struct Poison {
+    pub n: i64,
+}
+
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+pub struct Frozen {
+    pub t: i64,
+}
+
+/// A map keyed like a `SoaMap`: one entry per slot index, found only by the
+/// exact key it was stored with.
+#[derive(Default, Clone, Debug)]
+struct Model<V> {
+    slots: HashMap<usize, (UnitId, V)>,
+}
+
+impl<V: Clone> Model<V> {
+    fn get(&self, key: UnitId) -> Option<V> {
+        match self.slots.get(&key.index()) {
+            Some((k, v)) if *k == key => Some(v.clone()),
+            _ => None,
+        }
+    }
+    fn contains(&self, key: UnitId) -> bool {
+        self.get(key).is_some()
+    }
+    /// Inserts for a key that is live in the table, so never older than
+    /// the stored one: a stale entry of its slot is replaced.
+    fn insert(&mut self, key: UnitId, value: V) {
+        self.slots.insert(key.index(), (key, value));
+    }
+    fn remove(&mut self, key: UnitId) -> Option<V> {
+        let v = self.get(key)?;
+        self.slots.remove(&key.index());
+        Some(v)
+    }
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+struct World {
+    units: UnitAllocator,
+    burning: SoaMap<UnitId, Burn>,
+    poisoned: SoaMap<UnitId, Poison>,
+    frozen: SoaMap<UnitId, Frozen>,
+    data: DataMap<UnitId>,
+    m_units: Model<i64>,
+    m_burning: Model<i64>,
+    m_poisoned: Model<i64>,
+    m_frozen: Model<i64>,
+    m_data: Model<i32>,
+    /// Every id the table ever issued.
+    seen: Vec<UnitId>,
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const HP: idtable::data::Key = idtable::data::Key::new("hp");
+
+impl World {
+    fn new() -> Self {
+        World {
+            units: UnitAllocator::new(),
+            burning: SoaMap::new(),
+            poisoned: SoaMap::new(),
+            frozen: SoaMap::new(),
+            data: DataMap::new(),
+            m_units: Model::default(),
+            m_burning: Model::default(),
+            m_poisoned: Model::default(),
+            m_frozen: Model::default(),
+            m_data: Model::default(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// A key to probe with: live, stale, one generation off, or forged.
+    fn any_key(&self, rng: &mut Rng) -> UnitId {
+        match rng.below(4) {
+            0 if !self.units.is_empty() => self.units.ids()[rng.below(self.units.len())],
+            1 if !self.seen.is_empty() => self.seen[rng.below(self.seen.len())],
+            2 if !self.seen.is_empty() => {
+                let k = self.seen[rng.below(self.seen.len())];
+                UnitId::from_bits(k.to_bits().wrapping_add(1 << 5)).unwrap_or(k)
+            }
+            _ => loop {
+                if let Some(k) = UnitId::from_bits(rng.next() as u32) {
+                    break k;
+                }
+            },
+        }
+    }
+
+    fn live_key(&self, rng: &mut Rng) -> Option<UnitId> {
+        (!self.units.is_empty()).then(|| self.units.ids()[rng.below(self.units.len())])
+    }
+
+    fn step(&mut self, rng: &mut Rng) {
+        match rng.below(12) {
+            0..=2 => {
+                if self.units.len() < 31 {
+                    let hp = rng.below(1000) as i64;
+                    let id = self.units.insert(Unit { hp });
+                    self.m_units.insert(id, hp);
+                    self.seen.push(id);
+                }
+            }
+            3 => {
+                // The table alone: the maps keep stale entries.
+                let key = self.any_key(rng);
+                assert_eq!(
+                    self.units.remove(key).map(|u| u.hp),
+                    self.m_units.remove(key)
+                );
+            }
+            4 => {
+                if let Some(key) = self.live_key(rng) {
+                    let v = rng.below(100) as i64;
+                    self.burning.insert(key, Burn { dps: v });
+                    self.m_burning.insert(key, v);
+                }
+            }
+            5 => {
+                if let Some(key) = self.live_key(rng) {
+                    let v = rng.below(100) as i64;
+                    self.poisoned.insert(key, Poison { n: v });
+                    self.m_poisoned.insert(key, v);
+                }
+            }
+            6 => {
+                if let Some(key) = self.live_key(rng) {
+                    let v = rng.below(100) as i64;
+                    self.frozen.insert(key, Frozen { t: v });
+                    self.m_frozen.insert(key, v);
+                }
+            }
+            7 => {
+                if let Some(key) = self.live_key(rng) {
+                    let v = rng.below(100) as i32;
+                    self.data.set(key, HP, v).unwrap();
+                    self.m_data.insert(key, v);
+                }
+            }
+            8 => {
+                let key = self.any_key(rng);
+                match rng.below(4) {
+                    0 => assert_eq!(
+                        self.burning.remove(key).map(|b| b.dps),
+                        self.m_burning.remove(key)
+                    ),
+                    1 => assert_eq!(
+                        self.poisoned.remove(key).map(|p| p.n),
+                        self.m_poisoned.remove(key)
+                    ),
+                    2 => assert_eq!(
+                        self.frozen.remove(key).map(|f| f.t),
+                        self.m_frozen.remove(key)
+                    ),
+                    _ => assert_eq!(self.data.remove(key), self.m_data.remove(key).is_some()),
+                }
+            }
+            9 => {
+                let key = self.any_key(rng);
+                let (unit, burn, poison, frozen, data) = remove_all(
+                    key,
+                    (
+                        &mut self.units,
+                        &mut self.burning,
+                        &mut self.poisoned,
+                        &mut self.frozen,
+                        &mut self.data,
+                    ),
+                );
+                assert_eq!(unit.map(|u| u.hp), self.m_units.remove(key));
+                assert_eq!(burn.map(|b| b.dps), self.m_burning.remove(key));
+                assert_eq!(poison.map(|p| p.n), self.m_poisoned.remove(key));
+                assert_eq!(frozen.map(|f| f.t), self.m_frozen.remove(key));
+                assert_eq!(data, self.m_data.remove(key).is_some());
+                assert!(!self.units.contains(key) && !self.burning.contains_key(key));
+            }
+            10 => self.check_gets(rng),
+            _ => self.check_joins(),
+        }
+    }
+
+    /// `get` on joins of every shape, for keys of every kind.
+    fn check_gets(&mut self, rng: &mut Rng) {
+        for _ in 0..4 {
+            let key = self.any_key(rng);
+            let mut j = join((
+                &self.units,
+                &self.burning,
+                Maybe(&self.poisoned),
+                Without(&self.frozen),
+            ));
+            let got = j
+                .get(key)
+                .map(|(u, b, p, ())| (*u.hp, *b.dps, p.map(|p| *p.n)));
+            let want = (|| {
+                let hp = self.m_units.get(key)?;
+                let dps = self.m_burning.get(key)?;
+                if self.m_frozen.contains(key) {
+                    return None;
+                }
+                Some((hp, dps, self.m_poisoned.get(key)))
+            })();
+            assert_eq!(got, want, "get({key:?})");
+
+            let mut j = join((Maybe(&self.units), &self.data));
+            let got = j.get(key).map(|(u, d)| (u.map(|u| *u.hp), d.get_i32(HP)));
+            let want = self
+                .m_data
+                .get(key)
+                .map(|v| (self.m_units.get(key), Some(v)));
+            assert_eq!(got, want, "data get({key:?})");
+
+            let mut j = join((&mut self.burning, &mut self.poisoned));
+            if let Some((b, p)) = j.get(key) {
+                *b.dps += 1;
+                *p.n -= 1;
+                let (b, p) = (*b.dps, *p.n);
+                self.m_burning.insert(key, b);
+                self.m_poisoned.insert(key, p);
+            } else {
+                assert!(!(self.m_burning.contains(key) && self.m_poisoned.contains(key)));
+            }
+        }
+    }
+
+    /// Every join shape visits the reference's keys, in the driver's order.
+    fn check_joins(&mut self) {
+        // The order a join must follow: the driver's keys, filtered.
+        fn expected(lens: &[(usize, &[UnitId])], take: impl Fn(UnitId) -> bool) -> Vec<UnitId> {
+            let mut best = 0;
+            for (i, (len, _)) in lens.iter().enumerate() {
+                if *len < lens[best].0 {
+                    best = i;
+                }
+            }
+            lens[best].1.iter().copied().filter(|&k| take(k)).collect()
+        }
+
+        // One map with the table, the table written through.
+        let want = expected(
+            &[
+                (self.units.len(), self.units.ids()),
+                (self.burning.len(), self.burning.keys()),
+            ],
+            |k| self.m_units.contains(k) && self.m_burning.contains(k),
+        );
+        let mut got = Vec::new();
+        for (id, (unit, burn)) in join((&mut self.units, &self.burning)) {
+            *unit.hp -= *burn.dps;
+            got.push(id);
+        }
+        assert_eq!(got, want);
+        for &k in &got {
+            let hp = self.m_units.get(k).unwrap() - self.m_burning.get(k).unwrap();
+            self.m_units.insert(k, hp);
+            assert_eq!(self.units.get(k).map(|u| *u.hp), Some(hp));
+        }
+
+        // Two maps, both mutable, with Maybe and Without.
+        let want = expected(
+            &[
+                (self.burning.len(), self.burning.keys()),
+                (self.poisoned.len(), self.poisoned.keys()),
+            ],
+            |k| {
+                self.m_burning.contains(k)
+                    && self.m_poisoned.contains(k)
+                    && !self.m_frozen.contains(k)
+            },
+        );
+        let mut got = Vec::new();
+        for (id, (burn, poison, unit, ())) in join((
+            &mut self.burning,
+            &mut self.poisoned,
+            Maybe(&self.units),
+            Without(&self.frozen),
+        )) {
+            assert_eq!(unit.map(|u| *u.hp), self.m_units.get(id));
+            *burn.dps += *poison.n;
+            *poison.n = 7;
+            got.push(id);
+        }
+        assert_eq!(got, want);
+        for &k in &got {
+            let dps = self.m_burning.get(k).unwrap() + self.m_poisoned.get(k).unwrap();
+            self.m_burning.insert(k, dps);
+            self.m_poisoned.insert(k, 7);
+        }
+
+        // Maybe first, a DataMap as a required source.
+        let want = expected(
+            &[
+                (self.data.len(), self.data.ids()),
+                (self.units.len(), self.units.ids()),
+            ],
+            |k| self.m_data.contains(k) && self.m_units.contains(k) && !self.m_poisoned.contains(k),
+        );
+        let got: Vec<_> = join((
+            Maybe(&self.frozen),
+            &self.data,
+            &self.units,
+            Without(&self.poisoned),
+        ))
+        .into_iter()
+        .map(|(id, (f, d, u, ()))| {
+            assert_eq!(f.map(|f| *f.t), self.m_frozen.get(id));
+            assert_eq!(d.get_i32(HP), self.m_data.get(id));
+            assert_eq!(*u.hp, self.m_units.get(id).unwrap());
+            id
+        })
+        .collect();
+        assert_eq!(got, want);
+
+        // A single source is its own dense order.
+        let got: Vec<_> = join((&self.frozen,))
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(got, self.frozen.keys());
+        assert_eq!(self.frozen.len(), self.m_frozen.len());
+
+        // Everything, eight sources.
+        let want = expected(
+            &[
+                (self.units.len(), self.units.ids()),
+                (self.burning.len(), self.burning.keys()),
+                (self.data.len(), self.data.ids()),
+            ],
+            |k| {
+                self.m_units.contains(k)
+                    && self.m_burning.contains(k)
+                    && self.m_data.contains(k)
+                    && !self.m_frozen.contains(k)
+            },
+        );
+        let got: Vec<_> = join((
+            &self.units,
+            Maybe(&self.poisoned),
+            &self.burning,
+            Without(&self.frozen),
+            &self.data,
+            Maybe(&self.frozen),
+            Maybe(&self.data),
+            Without(&self.frozen),
+        ))
+        .into_iter()
+        .map(|(id, (_, p, _, (), _, f, d, ()))| {
+            assert!(f.is_none() && d.is_some());
+            assert_eq!(p.map(|p| *p.n), self.m_poisoned.get(id));
+            id
+        })
+        .collect();
+        assert_eq!(got, want);
+
+        self.units.check_invariants();
+        self.burning.check_invariants();
+        self.poisoned.check_invariants();
+        self.frozen.check_invariants();
+    }
+}
+
+#[test]
+fn joins_agree_with_a_hashmap_reference_over_random_edits() {
+    // At least 100,000 operations in all (fewer under Miri).
+    let (seeds, ops) = if cfg!(miri) { (2, 300) } else { (20, 6_000) };
+    let mut total = 0;
+    for seed in 0..seeds {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (seed + 1));
+        let mut world = World::new();
+        for _ in 0..ops {
+            world.step(&mut rng);
+            total += 1;
+        }
+        world.check_joins();
+    }
+    assert!(cfg!(miri) || total >= 100_000);
+}
+
+#[test]
+fn a_join_without_rows_in_a_required_source_visits_nothing() {
+    let mut units = UnitAllocator::new();
+    let burning: SoaMap<UnitId, Burn> = SoaMap::new();
+    let a = units.insert(Unit { hp: 1 });
+    assert_eq!(join((&units, &burning)).into_iter().count(), 0);
+    assert_eq!(join((&units, Maybe(&burning))).into_iter().count(), 1);
+    assert!(join((&mut units, &burning)).get(a).is_none());
+}
