@@ -214,7 +214,7 @@ compile_error!(
      big-endian targets are not supported"
 );
 
-mod buffer;
+mod component;
 mod edit;
 mod error;
 mod format;
@@ -225,15 +225,15 @@ mod map;
 mod names;
 #[cfg(feature = "serde")]
 mod serde;
-mod sheet;
 mod value;
+mod view;
 mod words;
 
-pub use buffer::DataComponent;
+pub use component::DataComponent;
 pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
 pub use map::{DataMap, MapIter};
 pub use names::{KeyNames, ShowData, ShowKey};
-pub use sheet::{DataRef, Iter};
 pub use value::Value;
+pub use view::{DataRef, Iter};

@@ -37,8 +37,8 @@ use serde::ser::{Serialize, Serializer};
 
 use super::key::Key;
 use super::map::DataMap;
-use super::sheet::DataRef;
 use super::value::Value;
+use super::view::DataRef;
 use crate::id::{Id, IdBits};
 
 impl<K: Id> Serialize for DataMap<K> {
