@@ -8,18 +8,16 @@
 //!   [`IdTableParts`] and call [`IdTable::from_parts`]. Each list is a
 //!   sequence of numbers in human-readable formats (JSON) and one byte
 //!   string of fixed-width numbers in binary ones (see [`u64_list`]).
-//! * [`DataComponent`] is its bytes ([`DataComponent::as_bytes`]), checked
-//!   by [`DataComponent::from_bytes`] on the way in.
+//!
+//! The data module's types have theirs in `data/serde.rs`.
 //!
 //! A derived allocator opts in with `#[soa(serde)]`; see the facade's docs.
 
 use alloc::vec::Vec;
-use core::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, SeqAccess};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::data::DataComponent;
 use crate::id::{Id, Id32, Id64};
 use crate::table::{IdTable, IdTableParts, TableConfig};
 
@@ -237,7 +235,7 @@ pub(crate) mod u64_list {
 
 /// The bytes of a format that writes a byte string as a sequence of `u8`.
 /// The size hint is untrusted: the preallocation is capped.
-fn bytes_of_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<u8>, A::Error> {
+pub(crate) fn bytes_of_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<u8>, A::Error> {
     let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
     while let Some(b) = seq.next_element::<u8>()? {
         bytes.push(b);
@@ -276,37 +274,6 @@ impl<'de, I: Id> Deserialize<'de> for IdTable<I> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let parts = IdTableParts::deserialize(deserializer)?;
         IdTable::from_parts(&parts, TableConfig::default()).map_err(de::Error::custom)
-    }
-}
-
-impl Serialize for DataComponent {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(self.as_bytes())
-    }
-}
-
-impl<'de> Deserialize<'de> for DataComponent {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct BytesVisitor;
-
-        impl<'de> Visitor<'de> for BytesVisitor {
-            type Value = DataComponent;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("the bytes of a DataComponent")
-            }
-
-            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<DataComponent, E> {
-                DataComponent::from_bytes(bytes).map_err(E::custom)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<DataComponent, A::Error> {
-                // Formats without a bytes type (JSON) write a list of numbers.
-                self.visit_bytes(&bytes_of_seq(seq)?)
-            }
-        }
-
-        deserializer.deserialize_bytes(BytesVisitor)
     }
 }
 
@@ -461,26 +428,6 @@ mod tests {
             postcard::to_allocvec(&t.to_parts()).unwrap()
         );
         let err = postcard::from_bytes::<IdTableParts>(&[2, 3, 1, 0, 0]).unwrap_err();
-        assert!(!err.to_string().is_empty());
-    }
-
-    #[test]
-    fn data_components_are_their_bytes() {
-        let mut data = DataComponent::new();
-        data.set("hp", 7.0f32).unwrap();
-        data.set("name", "Aria").unwrap();
-        for encoded in [
-            serde_json::to_vec(&data).unwrap(),
-            postcard::to_allocvec(&data).unwrap(),
-        ] {
-            let back: DataComponent = if encoded.first() == Some(&b'[') {
-                serde_json::from_slice(&encoded).unwrap()
-            } else {
-                postcard::from_bytes(&encoded).unwrap()
-            };
-            assert_eq!(back.as_bytes(), data.as_bytes());
-        }
-        let err = serde_json::from_str::<DataComponent>("[1,2,3]").unwrap_err();
         assert!(!err.to_string().is_empty());
     }
 }

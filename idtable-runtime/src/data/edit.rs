@@ -6,11 +6,12 @@
 
 use super::error::DataError;
 use super::format::{
-    fixed_word0, fixed_word1, header_words, slot_word, split_slot, Tag, FIXED_WORDS, MAX_WORDS,
+    count, fixed_word0, fixed_word1, header_words, slot_word, split_slot, Tag, FIXED_WORDS,
+    MAX_WORDS,
 };
 use super::key::Key;
-use super::sheet::{count, DataRef};
 use super::value::Value;
+use super::view::DataRef;
 
 /// Where a buffer in the layout lives, and how it gets a new size.
 pub(crate) trait Room {

@@ -1,8 +1,8 @@
 //! The saved format of a [`DataComponent`](super::DataComponent), each fact
 //! once: the word layout of the header, the version, the size limit and the
-//! value types' tags. The buffer's operations (`buffer.rs`) and the checks of
-//! saved bytes (`load.rs`) both read it from here; the module docs describe
-//! the same layout for users.
+//! value types' tags. The read view (`view.rs`), the edits (`edit.rs`) and
+//! the checks of saved bytes (`load.rs`) all read it from here; the module
+//! docs describe the same layout for users.
 
 use super::value::Value;
 
@@ -67,6 +67,15 @@ pub(crate) const fn split_slot(word: u32) -> (usize, usize) {
 /// The value word of a payload at word `offset` with this length field.
 pub(crate) const fn slot_word(offset: usize, len: usize) -> u32 {
     (offset * 4) as u32 | (len as u32) << 16
+}
+
+/// Number of entries of a buffer in the layout (0 for an empty slice).
+#[inline]
+pub(crate) fn count(words: &[u32]) -> usize {
+    match words.first() {
+        Some(&word) => (word >> 16) as usize,
+        None => 0,
+    }
 }
 
 /// Header word 0: the version and the number of entries.

@@ -5,8 +5,27 @@
 use super::error::DataError;
 use super::format::{header_words, split_slot, Tag, FIXED_WORDS, OLDEST_VERSION, VERSION};
 use super::key::Key;
-use super::words::as_bytes;
+use super::words::{as_bytes, from_le_bytes};
 use alloc::vec::Vec;
+
+/// The little-endian words of saved `bytes` (of a component or of a map),
+/// in aligned storage: the first check of every `from_bytes`. Shorter than
+/// a header of `min_words` is [`DataError::Truncated`]; not whole words, or
+/// more than `max_bytes`, is [`DataError::BadLength`].
+pub(crate) fn saved_words(
+    bytes: &[u8],
+    min_words: usize,
+    max_bytes: usize,
+) -> Result<Vec<u32>, DataError> {
+    let len = bytes.len();
+    if len < min_words * 4 {
+        return Err(DataError::Truncated { len });
+    }
+    if len % 4 != 0 || len > max_bytes {
+        return Err(DataError::BadLength { len });
+    }
+    Ok(from_le_bytes(bytes))
+}
 
 /// Checks that `words` (at least the fixed header, at most the size limit) is a
 /// buffer in the documented format, of version 2 or of version 1 (which has no

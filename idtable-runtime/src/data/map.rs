@@ -6,7 +6,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::buffer::DataComponent;
+use super::component::DataComponent;
 use super::edit::{self, needed_words, rebuild_into, Room};
 use super::error::DataError;
 use super::format::{
@@ -15,10 +15,10 @@ use super::format::{
 };
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
-use super::load::validate;
-use super::sheet::DataRef;
+use super::load::{saved_words, validate};
 use super::value::Value;
-use super::words::as_bytes;
+use super::view::DataRef;
+use super::words::saved_bytes;
 use crate::id::{Id, IdBits};
 
 /// The per-entity data ([`DataComponent`]s) of many entities, keyed by their
@@ -624,11 +624,7 @@ impl<K: Id> DataMap<K> {
     /// ```
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        if self.words.is_empty() {
-            &Self::EMPTY_BYTES
-        } else {
-            as_bytes(&self.words)
-        }
+        saved_bytes(&self.words, &Self::EMPTY_BYTES)
     }
 
     /// Loads bytes saved by [`as_bytes`](Self::as_bytes), from a slice at
@@ -662,14 +658,7 @@ impl<K: Id> DataMap<K> {
     /// # Ok::<(), DataError>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DataError> {
-        let len = bytes.len();
-        if len < MAP_HEADER_WORDS * 4 {
-            return Err(DataError::Truncated { len });
-        }
-        if len % 4 != 0 {
-            return Err(DataError::BadLength { len });
-        }
-        let words = super::words::from_le_bytes(bytes);
+        let words = saved_words(bytes, MAP_HEADER_WORDS, usize::MAX)?;
         let mut map = Self::new();
         let [version, id_words, index_bits, reserved] = words[0].to_le_bytes();
         if version != MAP_VERSION {

@@ -205,16 +205,20 @@
 //! contents survive, not the byte layout. A [`DataComponent`] saves as its
 //! bytes in every format.
 //!
-//! The format is little-endian and floats are read in place, so this module only
-//! builds on little-endian targets.
+//! # Little-endian targets only
+//!
+//! The saved form is little-endian words, and reads lend strings and `f32`
+//! arrays straight from the buffer (`&str`, `&[f32]`), so the buffer holds
+//! the saved bytes as they are. On a big-endian target that would need a
+//! byte swap on every read and copies instead of borrows, so this module
+//! (with its `serde` impls) is compiled only where `target_endian =
+//! "little"`. On big-endian targets `idtable::data` does not exist; ids,
+//! tables, derived allocators and `SoaMap` build and work there as
+//! everywhere.
 
-#[cfg(target_endian = "big")]
-compile_error!(
-    "idtable::data keeps little-endian words and lends f32 arrays in place; \
-     big-endian targets are not supported"
-);
+#![cfg(target_endian = "little")]
 
-mod buffer;
+mod component;
 mod edit;
 mod error;
 mod format;
@@ -225,15 +229,15 @@ mod map;
 mod names;
 #[cfg(feature = "serde")]
 mod serde;
-mod sheet;
 mod value;
+mod view;
 mod words;
 
-pub use buffer::DataComponent;
+pub use component::DataComponent;
 pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
 pub use map::{DataMap, MapIter};
 pub use names::{KeyNames, ShowData, ShowKey};
-pub use sheet::{DataRef, Iter};
 pub use value::Value;
+pub use view::{DataRef, Iter};

@@ -5,7 +5,7 @@ use alloc::string::String;
 use core::fmt;
 
 use super::key::Key;
-use super::sheet::DataRef;
+use super::view::DataRef;
 
 /// A table from [`Key`]s back to the paths they were made from, for showing
 /// data to people. Keys are hashes (the strings are not stored in the

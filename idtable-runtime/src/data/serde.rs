@@ -1,4 +1,8 @@
-//! `Serialize`/`Deserialize` for [`DataMap`] (feature `serde`).
+//! `Serialize`/`Deserialize` for [`DataComponent`] and [`DataMap`] (feature
+//! `serde`).
+//!
+//! A [`DataComponent`] is its bytes ([`DataComponent::as_bytes`]) in every
+//! format, checked by [`DataComponent::from_bytes`] on the way in.
 //!
 //! Binary formats (`is_human_readable()` false, e.g. postcard) get the
 //! map's bytes ([`DataMap::as_bytes`]), checked by [`DataMap::from_bytes`]
@@ -35,11 +39,44 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
+use super::component::DataComponent;
 use super::key::Key;
 use super::map::DataMap;
-use super::sheet::DataRef;
 use super::value::Value;
+use super::view::DataRef;
 use crate::id::{Id, IdBits};
+use crate::serde_impls::bytes_of_seq;
+
+impl Serialize for DataComponent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.as_bytes())
+    }
+}
+
+impl<'de> Deserialize<'de> for DataComponent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ComponentBytes;
+
+        impl<'de> Visitor<'de> for ComponentBytes {
+            type Value = DataComponent;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the bytes of a DataComponent")
+            }
+
+            fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<DataComponent, E> {
+                DataComponent::from_bytes(bytes).map_err(E::custom)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<DataComponent, A::Error> {
+                // Formats without a bytes type (JSON) write a list of numbers.
+                self.visit_bytes(&bytes_of_seq(seq)?)
+            }
+        }
+
+        deserializer.deserialize_bytes(ComponentBytes)
+    }
+}
 
 impl<K: Id> Serialize for DataMap<K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -114,13 +151,8 @@ impl<'de, K: Id> Visitor<'de> for BytesVisitor<K> {
         DataMap::from_bytes(bytes).map_err(E::custom)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DataMap<K>, A::Error> {
-        // The size hint is untrusted: cap the preallocation.
-        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
-        while let Some(b) = seq.next_element::<u8>()? {
-            bytes.push(b);
-        }
-        self.visit_bytes(&bytes)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<DataMap<K>, A::Error> {
+        self.visit_bytes(&bytes_of_seq(seq)?)
     }
 }
 
@@ -144,7 +176,7 @@ impl<'de, K: Id> Visitor<'de> for MapVisitor<K> {
             }
             let entries: Entries = access.next_value()?;
             if entries.0.is_empty() {
-                map.insert(id, &super::DataComponent::new())
+                map.insert(id, &DataComponent::new())
                     .map_err(de::Error::custom)?;
             }
             for (key, value) in &entries.0 {
@@ -282,11 +314,8 @@ mod tests {
             map.set(id, "xs", &[1.0_f32, 2.5]).unwrap();
             map.set(id, "whole", 2.0_f32).unwrap();
         }
-        map.insert(
-            Id32_32::new(99, 1).unwrap(),
-            &super::super::DataComponent::new(),
-        )
-        .unwrap();
+        map.insert(Id32_32::new(99, 1).unwrap(), &DataComponent::new())
+            .unwrap();
         map
     }
 
@@ -345,5 +374,25 @@ mod tests {
         }
         let ok: DataMap<Id24_8> = serde_json::from_str(r#"{"16777217":{}}"#).unwrap();
         assert!(ok.contains(Id24_8::new(1, 1).unwrap()));
+    }
+
+    #[test]
+    fn data_components_are_their_bytes() {
+        let mut data = DataComponent::new();
+        data.set("hp", 7.0f32).unwrap();
+        data.set("name", "Aria").unwrap();
+        for encoded in [
+            serde_json::to_vec(&data).unwrap(),
+            postcard::to_allocvec(&data).unwrap(),
+        ] {
+            let back: DataComponent = if encoded.first() == Some(&b'[') {
+                serde_json::from_slice(&encoded).unwrap()
+            } else {
+                postcard::from_bytes(&encoded).unwrap()
+            };
+            assert_eq!(back.as_bytes(), data.as_bytes());
+        }
+        let err = serde_json::from_str::<DataComponent>("[1,2,3]").unwrap_err();
+        assert!(!err.to_string().is_empty());
     }
 }

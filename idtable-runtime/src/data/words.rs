@@ -3,7 +3,7 @@
 //! The buffer is a `Vec<u32>`, so it is 4-aligned wherever the allocator puts it.
 //! Both casts hold for any contents, so they do not depend on the buffer's
 //! invariants. The only other `unsafe` of the data module is the unchecked
-//! UTF-8 read of string entries in `sheet.rs` (`str_of`).
+//! UTF-8 read of string entries in `view.rs` (`str_of`).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -17,6 +17,16 @@ pub(crate) fn as_bytes(words: &[u32]) -> &[u8] {
     // alignment 1, every bit pattern is a valid `u8`, `u32` has no padding bytes,
     // and the result borrows `words` immutably, so nothing can write meanwhile.
     unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 4) }
+}
+
+/// A saved form: the bytes of `words`, or `empty` (what a buffer that
+/// never allocated saves as, its header alone) when there are none.
+pub(crate) fn saved_bytes<'a>(words: &'a [u32], empty: &'a [u8]) -> &'a [u8] {
+    if words.is_empty() {
+        empty
+    } else {
+        as_bytes(words)
+    }
 }
 
 /// The words reinterpreted as `f32`s (bit for bit, as `f32::from_bits` would).

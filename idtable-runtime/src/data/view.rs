@@ -1,18 +1,18 @@
-//! [`DataRef`]: reading a buffer in the [`DataComponent`] layout, wherever it
+//! [`DataRef`]: reading a buffer in the [`DataComponent`](super::DataComponent)
+//! layout, wherever it
 //! lives (a component's own buffer, or an entity's block inside a
 //! [`DataMap`](super::DataMap)). Every getter of both is written here once.
 
 use core::fmt;
 
-use super::buffer::DataComponent;
-use super::format::{split_slot, Tag, EMPTY_BYTES, FIXED_WORDS};
+use super::format::{count, split_slot, Tag, EMPTY_BYTES, FIXED_WORDS};
 use super::key::Key;
 use super::value::Value;
-use super::words::{as_bytes, as_f32s};
+use super::words::{as_bytes, as_f32s, saved_bytes};
 
 /// A borrowed, read-only view of one entity's data: what
 /// [`DataMap::entity`](super::DataMap::entity) returns, with the getters of a
-/// [`DataComponent`]. Reads are zero-copy: strings and float arrays borrow
+/// [`DataComponent`](super::DataComponent). Reads are zero-copy: strings and float arrays borrow
 /// from the map's buffer.
 ///
 /// ```
@@ -40,7 +40,7 @@ pub struct DataRef<'a> {
 
 impl<'a> DataRef<'a> {
     /// Views `words`, which must be empty or a valid buffer (a
-    /// [`DataComponent`]'s, or a map's block).
+    /// [`DataComponent`](super::DataComponent)'s, or a map's block).
     #[inline(always)]
     pub(crate) const fn new(words: &'a [u32]) -> Self {
         DataRef { words }
@@ -129,10 +129,7 @@ impl<'a> DataRef<'a> {
     #[must_use]
     #[inline]
     pub fn get_bool(self, key: impl Into<Key>) -> Option<bool> {
-        match self.entry(key.into())? {
-            (Some(Tag::Bool), word) => Some(word != 0),
-            _ => None,
-        }
+        self.word_of(key.into(), Tag::Bool).map(|word| word != 0)
     }
 
     /// The value of `key` if it is a float.
@@ -148,10 +145,7 @@ impl<'a> DataRef<'a> {
     #[must_use]
     #[inline]
     pub fn get_f32(self, key: impl Into<Key>) -> Option<f32> {
-        match self.entry(key.into())? {
-            (Some(Tag::Float), word) => Some(f32::from_bits(word)),
-            _ => None,
-        }
+        self.word_of(key.into(), Tag::Float).map(f32::from_bits)
     }
 
     /// The value of `key` if it is an integer.
@@ -167,10 +161,7 @@ impl<'a> DataRef<'a> {
     #[must_use]
     #[inline]
     pub fn get_i32(self, key: impl Into<Key>) -> Option<i32> {
-        match self.entry(key.into())? {
-            (Some(Tag::Int), word) => Some(word as i32),
-            _ => None,
-        }
+        self.word_of(key.into(), Tag::Int).map(|word| word as i32)
     }
 
     /// The value of `key` if it is a string, borrowed from the buffer.
@@ -186,10 +177,8 @@ impl<'a> DataRef<'a> {
     #[must_use]
     #[inline]
     pub fn get_str(self, key: impl Into<Key>) -> Option<&'a str> {
-        match self.entry(key.into())? {
-            (Some(Tag::Str), word) => Some(str_of(self.bytes_at(word))),
-            _ => None,
-        }
+        self.word_of(key.into(), Tag::Str)
+            .map(|word| str_of(self.bytes_at(word)))
     }
 
     /// The value of `key` if it is a float array, borrowed from the buffer.
@@ -205,10 +194,8 @@ impl<'a> DataRef<'a> {
     #[must_use]
     #[inline]
     pub fn get_f32s(self, key: impl Into<Key>) -> Option<&'a [f32]> {
-        match self.entry(key.into())? {
-            (Some(Tag::Floats), word) => Some(self.floats_at(word)),
-            _ => None,
-        }
+        self.word_of(key.into(), Tag::Floats)
+            .map(|word| self.floats_at(word))
     }
 
     /// The entries as `(Key, Value)`, in storage order.
@@ -231,9 +218,9 @@ impl<'a> DataRef<'a> {
         }
     }
 
-    /// The data's saved form: the bytes of a [`DataComponent`] holding it
+    /// The data's saved form: the bytes of a [`DataComponent`](super::DataComponent) holding it
     /// (for a map's entity, its block as it lies in the map's buffer), which
-    /// [`DataComponent::from_bytes`] loads.
+    /// [`DataComponent::from_bytes`](super::DataComponent::from_bytes) loads.
     ///
     /// ```
     /// use idtable::data::{DataComponent, DataMap};
@@ -248,28 +235,7 @@ impl<'a> DataRef<'a> {
     /// ```
     #[must_use]
     pub fn as_bytes(self) -> &'a [u8] {
-        if self.words.is_empty() {
-            &EMPTY_BYTES
-        } else {
-            as_bytes(self.words)
-        }
-    }
-
-    /// An owned copy: a [`DataComponent`] with the same entries, layout and
-    /// bytes.
-    ///
-    /// ```
-    /// use idtable::data::DataComponent;
-    ///
-    /// let mut sheet = DataComponent::new();
-    /// sheet.set("a", 1.5_f32)?;
-    /// let copy = sheet.view().to_component();
-    /// assert_eq!(copy.as_bytes(), sheet.as_bytes());
-    /// # Ok::<(), idtable::data::DataError>(())
-    /// ```
-    #[must_use]
-    pub fn to_component(self) -> DataComponent {
-        DataComponent::from_valid_words(self.words.to_vec())
+        saved_bytes(self.words, &EMPTY_BYTES)
     }
 
     // ----- layout helpers -----
@@ -321,6 +287,18 @@ impl<'a> DataRef<'a> {
         ))
     }
 
+    /// The value word of `key` if it holds a value of type `tag`: the one
+    /// test of every typed getter, which then reads the word as its type.
+    /// (Going through [`get`](Self::get) and [`Value`]'s accessors instead
+    /// decodes every type first and was measured slower.)
+    #[inline]
+    fn word_of(self, key: Key, tag: Tag) -> Option<u32> {
+        match self.entry(key)? {
+            (Some(found), word) if found == tag => Some(word),
+            _ => None,
+        }
+    }
+
     /// Reads entry `index` of `n`; never panics, whatever the words hold.
     #[inline]
     fn value_at(self, n: usize, index: usize) -> Value<'a> {
@@ -364,15 +342,6 @@ impl<'a> DataRef<'a> {
         let (offset, len) = split_slot(word);
         let end = (offset / 4 + len).min(self.words.len());
         as_f32s(self.words.get((offset / 4).min(end)..end).unwrap_or(&[]))
-    }
-}
-
-/// Number of entries of a buffer in the layout (0 for an empty slice).
-#[inline]
-pub(crate) fn count(words: &[u32]) -> usize {
-    match words.first() {
-        Some(&word) => (word >> 16) as usize,
-        None => 0,
     }
 }
 
@@ -459,8 +428,8 @@ impl fmt::Debug for DataRef<'_> {
     }
 }
 
-/// Iterator over the `(Key, Value)` entries of a [`DataComponent`] or a
-/// [`DataRef`], from [`DataComponent::iter`] or [`DataRef::iter`].
+/// Iterator over the `(Key, Value)` entries of a [`DataComponent`](super::DataComponent) or a
+/// [`DataRef`], from [`DataComponent::iter`](super::DataComponent::iter) or [`DataRef::iter`].
 ///
 /// ```
 /// use idtable::data::DataComponent;

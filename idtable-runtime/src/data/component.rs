@@ -6,22 +6,14 @@ use core::fmt;
 
 use super::edit::{self, needed_words, rebuild_into, Room};
 use super::error::DataError;
-use super::format::{fixed_word0, fixed_word1, FIXED_WORDS, MAX_BYTES, MAX_WORDS};
+use super::format::{count, fixed_word0, FIXED_WORDS, MAX_BYTES, MAX_WORDS};
 use super::key::Key;
-use super::load::validate;
-use super::sheet::{count, DataRef, Iter};
+use super::load::{saved_words, validate};
 use super::value::Value;
+use super::view::{DataRef, Iter};
 
 /// The first allocation, in words (32 bytes).
 const MIN_WORDS: usize = 8;
-
-/// A zeroed buffer of `len` words holding no entries.
-fn empty_buffer(len: usize) -> Vec<u32> {
-    let mut words = vec![0; len];
-    words[0] = fixed_word0(0);
-    words[1] = fixed_word1(len, len);
-    words
-}
 
 /// Per-entity key/value data (bools, floats, strings, float arrays) in one
 /// contiguous, relocatable buffer. See the [module docs](super) for the layout.
@@ -92,9 +84,9 @@ impl DataComponent {
             return Self::new();
         }
         let len = bytes.div_ceil(4).clamp(FIXED_WORDS, MAX_WORDS);
-        DataComponent {
-            words: empty_buffer(len),
-        }
+        let mut words = vec![0; len];
+        edit::clear(&mut words);
+        DataComponent { words }
     }
 
     /// Number of keys.
@@ -189,14 +181,7 @@ impl DataComponent {
     /// # Ok::<(), DataError>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DataError> {
-        let len = bytes.len();
-        if len < FIXED_WORDS * 4 {
-            return Err(DataError::Truncated { len });
-        }
-        if len % 4 != 0 || len > MAX_BYTES {
-            return Err(DataError::BadLength { len });
-        }
-        let mut words = super::words::from_le_bytes(bytes);
+        let mut words = saved_words(bytes, FIXED_WORDS, MAX_BYTES)?;
         validate(&words)?;
         // Version 1 is version 2 without integers: it loads as version 2.
         words[0] = fixed_word0(words[0] as usize >> 16);
@@ -441,6 +426,27 @@ impl DataComponent {
     /// Wraps words that are a valid buffer (or empty).
     pub(crate) fn from_valid_words(words: Vec<u32>) -> Self {
         DataComponent { words }
+    }
+}
+
+/// The owned copy of a read view is written here, next to the type it
+/// builds, so that the view does not depend on the component.
+impl DataRef<'_> {
+    /// An owned copy: a [`DataComponent`] with the same entries, layout and
+    /// bytes.
+    ///
+    /// ```
+    /// use idtable::data::DataComponent;
+    ///
+    /// let mut sheet = DataComponent::new();
+    /// sheet.set("a", 1.5_f32)?;
+    /// let copy = sheet.view().to_component();
+    /// assert_eq!(copy.as_bytes(), sheet.as_bytes());
+    /// # Ok::<(), idtable::data::DataError>(())
+    /// ```
+    #[must_use]
+    pub fn to_component(self) -> DataComponent {
+        DataComponent::from_valid_words(self.words().to_vec())
     }
 }
 
