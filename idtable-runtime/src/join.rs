@@ -78,6 +78,7 @@
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
+#[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
 use crate::record::Record;
@@ -186,6 +187,7 @@ mod sealed {
     pub trait Sealed {}
     impl<C: super::Container> Sealed for &C {}
     impl<C: super::Container> Sealed for &mut C {}
+    #[cfg(target_endian = "little")]
     impl<K: crate::id::Id> Sealed for &crate::data::DataMap<K> {}
     impl<S: Sealed> Sealed for super::Maybe<S> {}
     impl<S: Sealed> Sealed for super::Without<S> {}
@@ -298,6 +300,7 @@ macro_rules! container_source {
 container_source!(, Ref, row);
 container_source!(mut, Mut, row_mut);
 
+#[cfg(target_endian = "little")]
 impl<'a, K: Id> Source for &'a DataMap<K> {
     type Key = K;
     type Item<'b>
@@ -642,6 +645,7 @@ impl<C: Container> RemoveFrom<KeyOf<C::Index>> for &mut C {
     }
 }
 
+#[cfg(target_endian = "little")]
 impl<K: Id> RemoveFrom<K> for &mut DataMap<K> {
     type Removed = bool;
     #[inline]
