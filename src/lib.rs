@@ -57,9 +57,12 @@
 //!    table have, keyed by the table's ids.
 //! 5. [Per-entity data](guide::per_entity_data): key/value sheets in a
 //!    `DataComponent`, and many entities' sheets in one `DataMap`.
-//! 6. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
+//! 6. [Joins](guide::joins): a table, its maps and its data read as one;
+//!    removing an object from every container; a field, a `SoaMap` or a
+//!    `DataMap`?
+//! 7. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
-//! 7. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 8. [Parallel loops](guide::parallel_loops) (feature `rayon`).
 //!
 //! Then:
 //!
@@ -196,6 +199,9 @@ pub mod guide {
 
     #[doc = include_str!("../guide/per-entity-data.md")]
     pub mod per_entity_data {}
+
+    #[doc = include_str!("../guide/joins.md")]
+    pub mod joins {}
 
     #[doc = include_str!("../guide/saving-and-loading.md")]
     pub mod saving_and_loading {}
