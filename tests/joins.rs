@@ -434,3 +434,69 @@ fn a_join_without_rows_in_a_required_source_visits_nothing() {
     assert_eq!(join((&units, Maybe(&burning))).into_iter().count(), 1);
     assert!(join((&mut units, &burning)).get(a).is_none());
 }
+
+/// Split between threads, a join visits what it visits in order, each key
+/// once, and writes through its mutable sources land once per key.
+#[cfg(feature = "rayon")]
+#[test]
+fn par_iter_visits_each_key_of_the_sequential_join_once() {
+    use rayon::prelude::*;
+
+    #[derive(SoaAllocator)]
+    pub struct Soldier {
+        pub hp: i64,
+    }
+
+    let n = if cfg!(miri) { 200 } else { 20_000 };
+    let mut units = SoldierAllocator::new();
+    let mut burning: SoaMap<SoldierId, Burn> = SoaMap::new();
+    let mut poisoned: SoaMap<SoldierId, Poison> = SoaMap::new();
+    let mut frozen: SoaMap<SoldierId, Frozen> = SoaMap::new();
+    let mut rng = Rng(7);
+    let mut all = Vec::new();
+    for _ in 0..n {
+        // Churn, so keys and dense order differ from insertion order.
+        if !all.is_empty() && rng.below(4) == 0 {
+            let gone = all.swap_remove(rng.below(all.len()));
+            remove_all(gone, (&mut units, &mut burning, &mut poisoned, &mut frozen));
+        }
+        let id = units.insert(Soldier { hp: 0 });
+        all.push(id);
+        if rng.below(2) == 0 {
+            burning.insert(id, Burn { dps: 1 });
+        }
+        if rng.below(3) == 0 {
+            poisoned.insert(id, Poison { n: 2 });
+        }
+        if rng.below(10) == 0 {
+            frozen.insert(id, Frozen { t: 3 });
+        }
+    }
+    let sequential: Vec<SoldierId> = join((&units, &burning, Maybe(&poisoned), Without(&frozen)))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let mut parallel: Vec<SoldierId> =
+        join((&mut units, &mut burning, Maybe(&poisoned), Without(&frozen)))
+            .par_iter()
+            .map(|(id, (unit, burn, poison, ()))| {
+                *unit.hp += 1;
+                *burn.dps += poison.map_or(0, |p| *p.n);
+                id
+            })
+            .collect();
+    // An indexed collect keeps the order of the split range.
+    assert_eq!(parallel, sequential);
+    parallel.sort();
+    parallel.dedup();
+    assert_eq!(parallel.len(), sequential.len());
+    let visited_set: std::collections::HashSet<SoldierId> = sequential.iter().copied().collect();
+    for (id, unit) in units.iter() {
+        let visited = visited_set.contains(&id);
+        assert_eq!(*unit.hp, i64::from(visited), "{id:?}");
+        if visited {
+            let expected = 1 + poisoned.get(id).map_or(0, |p| *p.n);
+            assert_eq!(burning.get(id).map(|b| *b.dps), Some(expected));
+        }
+    }
+}

@@ -1427,6 +1427,52 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     }
 }
 
+impl<C: ColumnTree> ColumnBuffer<C> {
+    /// The rows, to be handed out mutably one at a time from a shared
+    /// handle (a join's mutable source, read from several threads).
+    #[inline(always)]
+    pub(crate) fn rows_mut(&mut self) -> RowsMut<'_, C> {
+        RowsMut {
+            ptrs: self.ptrs,
+            len: self.len,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// The rows of a [`ColumnBuffer`] borrowed mutably for `'a`, each handed out
+/// by [`row`](RowsMut::row) under the caller's promise that no row is handed
+/// out twice at once: what `slice::IterMut` does, in any order.
+pub(crate) struct RowsMut<'a, C: ColumnTree> {
+    ptrs: C::Ptrs,
+    len: usize,
+    _borrow: PhantomData<&'a mut ColumnBuffer<C>>,
+}
+
+// SAFETY: it hands out `&mut Values` to distinct rows, from any thread that
+// holds it (shared or sent), like `&mut [T]` split between threads: the
+// values must be `Send`.
+unsafe impl<C: ColumnTree> Send for RowsMut<'_, C> where C::Values: Send {}
+// SAFETY: as above.
+unsafe impl<C: ColumnTree> Sync for RowsMut<'_, C> where C::Values: Send {}
+
+impl<'a, C: ColumnTree> RowsMut<'a, C> {
+    /// Mutable references to row `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index < len` of the buffer, and no other reference to row `index`
+    /// handed out by this `RowsMut` lives while these do.
+    #[inline(always)]
+    pub(crate) unsafe fn row(&self, index: usize) -> C::Muts<'a> {
+        debug_assert!(index < self.len);
+        // SAFETY: the row is initialised (`index < len`, the caller's
+        // promise); the buffer is borrowed mutably for `'a`, and the caller
+        // hands each row out once, so the references are unique.
+        unsafe { C::muts(self.ptrs, index) }
+    }
+}
+
 impl<C: CloneColumns> Clone for ColumnBuffer<C> {
     fn clone(&self) -> Self {
         let mut out = Self::with_capacity(self.len);

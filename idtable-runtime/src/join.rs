@@ -78,20 +78,22 @@
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
+use crate::columns::RowsMut;
 #[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
-use crate::record::Record;
+use crate::record::{make_mut, Record};
 use crate::rows::{KeyOf, RowIndex, Rows};
 
-#[allow(unused_imports)] // for the docs
 use crate::{map::SoaMap, storage::SoaStorage};
 
 /// A container of rows keyed by ids: a derived allocator, a
-/// [`SoaStorage`](crate::SoaStorage) or a [`SoaMap`](crate::SoaMap). What
+/// [`SoaStorage`] or a [`SoaMap`]. What
 /// [`join`] and [`remove_all`] need of it: its [`Rows`], and how one key's
 /// row is removed. `#[derive(SoaAllocator)]` implements it for the
 /// allocator; see the [module docs](self) for an example.
+///
+/// See [`Sources`]'s example.
 pub trait Container {
     /// The index of its rows ([`IdTable`](crate::IdTable) or
     /// [`SparseSet`](crate::map::SparseSet)).
@@ -99,11 +101,17 @@ pub trait Container {
     /// The struct stored.
     type Record: Record;
     /// Its rows. See the [module docs](self)'s example.
+    ///
+    /// See [`Sources`]'s example.
     fn rows(&self) -> &Rows<Self::Index, Self::Record>;
     /// Its rows, mutably. See the [module docs](self)'s example.
+    ///
+    /// See [`Sources`]'s example.
     fn rows_mut(&mut self) -> &mut Rows<Self::Index, Self::Record>;
     /// Removes the row of `key` and returns it. See the
     /// [module docs](self)'s example.
+    ///
+    /// See [`Sources`]'s example.
     fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>;
 }
 
@@ -153,15 +161,22 @@ pub struct Maybe<S>(pub S);
 pub struct Without<S>(pub S);
 
 /// Type-level yes and no, for "does this join have a required source".
+/// See [`Sources`]'s example.
 pub mod flag {
     /// A yes or a no, with an `or`.
+    ///
+    /// See [`Sources`](super::Sources)'s example.
     pub trait Flag {
         /// `self || F`.
         type Or<F: Flag>: Flag;
     }
     /// Yes: the join has a required source.
+    ///
+    /// See [`Sources`](super::Sources)'s example.
     pub enum Yes {}
     /// No required source (yet).
+    ///
+    /// See [`Sources`](super::Sources)'s example.
     pub enum No {}
     impl Flag for Yes {
         type Or<F: Flag> = Yes;
@@ -171,6 +186,8 @@ pub mod flag {
     }
 
     /// Holds for [`Yes`] only: a join needs a required source to drive it.
+    ///
+    /// See [`Sources`](super::Sources)'s example.
     #[diagnostic::on_unimplemented(
         message = "a join needs at least one required source",
         label = "every source here is `Maybe(..)` or `Without(..)`",
@@ -191,14 +208,31 @@ mod sealed {
     impl<K: crate::id::Id> Sealed for &crate::data::DataMap<K> {}
     impl<S: Sealed> Sealed for super::Maybe<S> {}
     impl<S: Sealed> Sealed for super::Without<S> {}
+    impl<X, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
+    impl<X, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
 }
 
-/// One source of a join, as the join drives it. Implemented for `&` and
-/// `&mut` of every [`Container`], for `&DataMap`, and for [`Maybe`] and
-/// [`Without`] of those (it is sealed).
+/// What a join is given: `&` or `&mut` of a [`Container`], a `&DataMap`,
+/// or [`Maybe`] / [`Without`] of those (the trait is sealed). It becomes a
+/// [`Source`] when the join is made.
 ///
-/// The methods are the join's own (see the [module docs](self)); they are
-/// public only because the trait is.
+/// See [`Sources`]'s example.
+pub trait IntoSource: sealed::Sealed {
+    /// The id type of the keys.
+    type Key: Id;
+    /// What the join reads.
+    type Source: Source<Key = Self::Key>;
+    /// The source, borrowing what `self` borrows.
+    ///
+    /// See [`Sources`]'s example.
+    fn into_source(self) -> Self::Source;
+}
+
+/// One source of a join, as the join drives it (the trait is sealed; see
+/// the [module docs](self)). Its methods are the join's own, public only
+/// because the trait is.
+///
+/// See [`Sources`]'s example.
 pub trait Source: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
@@ -208,41 +242,52 @@ pub trait Source: sealed::Sealed {
         Self: 'b;
     /// What a probe found (a dense position, for a container).
     type Probe: Copy;
-    /// [`Yes`](flag::Yes) for a required source, [`No`](flag::No) for
+    /// [`Yes`] for a required source, [`No`] for
     /// `Maybe` and `Without`.
     type Required: Flag;
 
     /// The number of keys, for a required source (the join is driven by
     /// the smallest); `None` for an optional or excluded one.
+    ///
+    /// See [`Sources`]'s example.
     fn driver_len(&self) -> Option<usize>;
     /// The key at dense position `dense` (`dense < driver_len()`).
+    ///
+    /// See [`Sources`]'s example.
     fn key_at(&self, dense: usize) -> Self::Key;
     /// The probe of the row at dense position `dense`, for the driver.
+    ///
+    /// See [`Sources`]'s example.
     fn at_dense(&self, dense: usize) -> Self::Probe;
     /// Whether the join takes `key` for this source, and what it found:
     /// `None` rejects the key.
+    ///
+    /// See [`Sources`]'s example.
     fn probe(&self, key: Self::Key) -> Option<Self::Probe>;
     /// The item of `key`, which `probe` (or `at_dense`) found.
     ///
     /// # Safety
     ///
-    /// `probe` is this source's answer for `key`, and the source has not
-    /// changed since. A mutable source hands out its row for `'b`, which
-    /// the caller chooses: while an item of one key lives, the caller
-    /// fetches no other item of the same key.
-    unsafe fn fetch<'b>(&mut self, key: Self::Key, probe: Self::Probe) -> Self::Item<'b>
+    /// `probe` is this source's answer for `key`. A mutable source hands
+    /// out its row for `'b`, which the caller chooses within the borrow the
+    /// source was made from: while an item of one key lives, the caller
+    /// (on any thread) fetches no other item of the same key.
+    ///
+    /// See [`Sources`]'s example.
+    unsafe fn fetch<'b>(&self, key: Self::Key, probe: Self::Probe) -> Self::Item<'b>
     where
         Self: 'b;
 }
 
-/// Extends the lifetime of an item whose row the caller keeps exclusive.
+/// Changes the lifetime of an item, which is all that differs between
+/// `T` and `U`.
 ///
 /// # Safety
 ///
-/// `Item<'b>` and `Item<'a>` differ only in a lifetime; the caller makes
-/// sure the row outlives `'a` and is not reached otherwise while it lives.
+/// `T` and `U` are one type up to lifetimes; the caller makes sure the
+/// borrow it hands out is valid for its new lifetime.
 #[inline(always)]
-unsafe fn extend<T, U>(item: T) -> U {
+unsafe fn relife<T, U>(item: T) -> U {
     debug_assert_eq!(core::mem::size_of::<T>(), core::mem::size_of::<U>());
     let item = ManuallyDrop::new(item);
     // SAFETY: `T` and `U` are one type up to lifetimes (the caller's
@@ -250,55 +295,131 @@ unsafe fn extend<T, U>(item: T) -> U {
     unsafe { core::ptr::read((&*item as *const T).cast::<U>()) }
 }
 
-macro_rules! container_source {
-    ($($mutability:ident)?, $view:ident, $get:ident) => {
-        impl<'a, C: Container> Source for &'a $($mutability)? C {
-            type Key = KeyOf<C::Index>;
-            type Item<'b>
-                = <C::Record as Record>::$view<'b>
-            where
-                Self: 'b;
-            type Probe = usize;
-            type Required = Yes;
-
-            #[inline(always)]
-            fn driver_len(&self) -> Option<usize> {
-                Some(self.rows().len())
-            }
-            #[inline(always)]
-            fn key_at(&self, dense: usize) -> Self::Key {
-                self.rows().keys()[dense]
-            }
-            #[inline(always)]
-            fn at_dense(&self, dense: usize) -> usize {
-                dense
-            }
-            #[inline(always)]
-            fn probe(&self, key: Self::Key) -> Option<usize> {
-                self.rows().dense_index(key)
-            }
-            #[inline(always)]
-            unsafe fn fetch<'b>(&mut self, _key: Self::Key, dense: usize) -> Self::Item<'b>
-            where
-                Self: 'b,
-            {
-                let item = container_source!(@get self, $get, dense);
-                // SAFETY: the row of `dense` is handed out once while it
-                // lives (the caller's contract); the container is borrowed
-                // for `'a`, which outlives `'b`.
-                unsafe { extend::<_, Self::Item<'b>>(item) }
-            }
-        }
-    };
-    (@get $self:ident, row, $dense:ident) => {{
-        let container: &C = *$self;
-        container.rows().row($dense)
-    }};
-    (@get $self:ident, row_mut, $dense:ident) => { $self.rows_mut().row_mut($dense) };
+/// A container read through `&`: its rows, shared.
+///
+/// See [`Sources`]'s example.
+pub struct Shared<'a, X, T: Record> {
+    rows: &'a Rows<X, T>,
 }
 
-container_source!(, Ref, row);
-container_source!(mut, Mut, row_mut);
+/// A container read through `&mut`: its index, and its rows handed out
+/// mutably one key at a time.
+///
+/// See [`Sources`]'s example.
+pub struct Exclusive<'a, X, T: Record> {
+    index: &'a X,
+    rows: RowsMut<'a, T::Tree>,
+}
+
+impl<'a, C: Container> IntoSource for &'a C {
+    type Key = KeyOf<C::Index>;
+    type Source = Shared<'a, C::Index, C::Record>;
+    #[inline(always)]
+    fn into_source(self) -> Self::Source {
+        Shared { rows: self.rows() }
+    }
+}
+
+impl<'a, C: Container> IntoSource for &'a mut C {
+    type Key = KeyOf<C::Index>;
+    type Source = Exclusive<'a, C::Index, C::Record>;
+    #[inline(always)]
+    fn into_source(self) -> Self::Source {
+        let Rows { index, columns } = self.rows_mut();
+        Exclusive {
+            index,
+            rows: columns.rows_mut(),
+        }
+    }
+}
+
+impl<'a, X: RowIndex, T: Record + 'a> Source for Shared<'a, X, T> {
+    type Key = KeyOf<X>;
+    type Item<'b>
+        = T::Ref<'b>
+    where
+        Self: 'b;
+    type Probe = usize;
+    type Required = Yes;
+
+    #[inline(always)]
+    fn driver_len(&self) -> Option<usize> {
+        Some(self.rows.len())
+    }
+    #[inline(always)]
+    fn key_at(&self, dense: usize) -> Self::Key {
+        self.rows.keys()[dense]
+    }
+    #[inline(always)]
+    fn at_dense(&self, dense: usize) -> usize {
+        dense
+    }
+    #[inline(always)]
+    fn probe(&self, key: Self::Key) -> Option<usize> {
+        self.rows.dense_index(key)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'b>(&self, _key: Self::Key, dense: usize) -> T::Ref<'b>
+    where
+        Self: 'b,
+    {
+        let rows: &'a Rows<X, T> = self.rows;
+        // SAFETY: a shared row borrowed for `'a`, handed out for `'b`, which
+        // `Self: 'b` keeps within `'a`.
+        unsafe { relife::<T::Ref<'a>, T::Ref<'b>>(rows.row(dense)) }
+    }
+}
+
+impl<'a, X: RowIndex, T: Record + 'a> Source for Exclusive<'a, X, T> {
+    type Key = KeyOf<X>;
+    type Item<'b>
+        = T::Mut<'b>
+    where
+        Self: 'b;
+    type Probe = usize;
+    type Required = Yes;
+
+    #[inline(always)]
+    fn driver_len(&self) -> Option<usize> {
+        Some(self.index.keys().len())
+    }
+    #[inline(always)]
+    fn key_at(&self, dense: usize) -> Self::Key {
+        self.index.keys()[dense]
+    }
+    #[inline(always)]
+    fn at_dense(&self, dense: usize) -> usize {
+        dense
+    }
+    #[inline(always)]
+    fn probe(&self, key: Self::Key) -> Option<usize> {
+        self.index.find(key)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'b>(&self, _key: Self::Key, dense: usize) -> T::Mut<'b>
+    where
+        Self: 'b,
+    {
+        // SAFETY: `dense` is a row of the index (the probe or the driver's
+        // position), so below the length the index and the columns share;
+        // the caller hands each key's row out once at a time, and one key
+        // has one row.
+        let row = unsafe { self.rows.row(dense) };
+        // SAFETY: the row is borrowed mutably for `'a`, handed out for `'b`,
+        // which `Self: 'b` keeps within `'a`.
+        unsafe { relife::<T::Mut<'a>, T::Mut<'b>>(make_mut::<T>(row)) }
+    }
+}
+
+#[cfg(target_endian = "little")]
+impl<K: Id> IntoSource for &DataMap<K> {
+    type Key = K;
+    type Source = Self;
+    #[inline(always)]
+    fn into_source(self) -> Self {
+        self
+    }
+}
 
 #[cfg(target_endian = "little")]
 impl<'a, K: Id> Source for &'a DataMap<K> {
@@ -325,7 +446,7 @@ impl<'a, K: Id> Source for &'a DataMap<K> {
         self.contains(key).then_some(())
     }
     #[inline]
-    unsafe fn fetch<'b>(&mut self, key: K, (): ()) -> DataRef<'b>
+    unsafe fn fetch<'b>(&self, key: K, (): ()) -> DataRef<'b>
     where
         Self: 'b,
     {
@@ -334,6 +455,24 @@ impl<'a, K: Id> Source for &'a DataMap<K> {
             Some(view) => view,
             None => unreachable!("a probed key is held"),
         }
+    }
+}
+
+impl<S: IntoSource> IntoSource for Maybe<S> {
+    type Key = S::Key;
+    type Source = Maybe<S::Source>;
+    #[inline(always)]
+    fn into_source(self) -> Self::Source {
+        Maybe(self.0.into_source())
+    }
+}
+
+impl<S: IntoSource> IntoSource for Without<S> {
+    type Key = S::Key;
+    type Source = Without<S::Source>;
+    #[inline(always)]
+    fn into_source(self) -> Self::Source {
+        Without(self.0.into_source())
     }
 }
 
@@ -363,7 +502,7 @@ impl<S: Source> Source for Maybe<S> {
         Some(self.0.probe(key))
     }
     #[inline(always)]
-    unsafe fn fetch<'b>(&mut self, key: S::Key, probe: Option<S::Probe>) -> Self::Item<'b>
+    unsafe fn fetch<'b>(&self, key: S::Key, probe: Option<S::Probe>) -> Self::Item<'b>
     where
         Self: 'b,
     {
@@ -399,15 +538,91 @@ impl<S: Source> Source for Without<S> {
         }
     }
     #[inline(always)]
-    unsafe fn fetch<'b>(&mut self, _key: S::Key, (): ()) -> Self::Item<'b>
+    unsafe fn fetch<'b>(&self, _key: S::Key, (): ()) -> Self::Item<'b>
     where
         Self: 'b,
     {
     }
 }
 
-/// A tuple of [`Source`]s, all keyed by one id type: what [`join`] takes.
-/// Implemented for tuples of 1 to 8 sources; see the [module docs](self).
+/// A tuple of [`IntoSource`]s, all keyed by one id type: what [`join`]
+/// takes. Implemented for tuples of 1 to 8; see the [module docs](self).
+///
+/// See [`Sources`]'s example.
+pub trait IntoSources {
+    /// The id type every source is keyed by.
+    type Key: Id;
+    /// The tuple of their sources.
+    type Sources: Sources<Key = Self::Key>;
+    /// The sources, borrowing what `self` borrows.
+    ///
+    /// See [`Sources`]'s example.
+    fn into_sources(self) -> Self::Sources;
+}
+
+/// A tuple of [`Source`]s, all keyed by one id type, as a join drives it.
+///
+/// What [`join`] does, step by step (users call `join` and iterate; this
+/// shows the machinery that the module's other items link here for):
+///
+/// ```
+/// use idtable::join::flag::{Flag, HasRequired, No, Yes};
+/// use idtable::join::{
+///     Container, Exclusive, IntoSource, IntoSources, Join, JoinIter, Maybe, RemoveAll,
+///     RemoveFrom, Shared, Source, Sources,
+/// };
+/// use idtable::{join, SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Burning { pub dps: i32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+/// let [a, b] = [1, 2].map(|hp| units.insert(Unit { hp }));
+/// burning.insert(b, Burning { dps: 5 });
+///
+/// // A container is its rows, and the way a key's row is removed.
+/// assert_eq!(Container::rows(&units).keys(), &[a, b]);
+/// assert_eq!(Container::rows_mut(&mut burning).len(), 1);
+///
+/// // `join` turns what it is given into sources, picks the driver (the
+/// // required source with the fewest keys), and probes the others by key.
+/// {
+///     let sources: (Exclusive<'_, _, Unit>, Shared<'_, _, Burning>) =
+///         (&mut units, &burning).into_sources();
+///     assert_eq!(sources.0.driver_len(), Some(2));
+///     assert_eq!(sources.driver(), (1, 1)); // `burning`, one key
+///     let key = sources.driver_key(1, 0);
+///     assert_eq!((key, sources.1.key_at(0), sources.1.at_dense(0)), (b, b, 0));
+///     assert_eq!(sources.0.probe(key), Some(1));
+///     let probes = sources.probe_all(key, 1, 0).unwrap();
+///     assert_eq!(probes, (1, 0));
+///     assert_eq!(sources.probe_key(a), None); // `a` does not burn
+///     // SAFETY: the probes were just taken; no other item of `b` lives.
+///     let (unit, fire) = unsafe { sources.fetch_all(key, probes) };
+///     *unit.hp -= *fire.dps;
+/// }
+/// let maybe = Maybe(&burning).into_source(); // optional: never a driver
+/// assert_eq!(maybe.driver_len(), None);
+/// // SAFETY: a shared source; the probe is `maybe`'s answer for `a`.
+/// assert!(unsafe { maybe.fetch(a, maybe.probe(a).unwrap()) }.is_none());
+///
+/// // Whether a join has a required source is decided at compile time.
+/// fn driven<F: HasRequired>() {}
+/// driven::<<No as Flag>::Or<Yes>>();
+///
+/// let all: Join<'_, _> = join((&units,));
+/// let rows: JoinIter<'_, _> = all.into_iter();
+/// assert_eq!(rows.map(|(_, (unit,))| *unit.hp).collect::<Vec<_>>(), [1, -3]);
+///
+/// // `remove_all` removes a key from each container of a tuple.
+/// let (unit, fire) = (&mut units, &mut burning).remove_all(b);
+/// assert_eq!((unit.map(|u| u.hp), fire.map(|f| f.dps)), (Some(-3), Some(5)));
+/// assert_eq!((&mut units).remove_from(a).map(|u| u.hp), Some(1));
+/// assert!(Container::remove_row(&mut units, a).is_none());
+/// ```
 pub trait Sources {
     /// The id type every source is keyed by.
     type Key: Id;
@@ -417,31 +632,52 @@ pub trait Sources {
         Self: 'b;
     /// The probes of one key, one per source.
     type Probes: Copy;
-    /// [`Yes`](flag::Yes) if any source is required.
+    /// [`Yes`] if any source is required.
     type Required: Flag;
 
     /// The driver: the position in the tuple of the required source with
     /// the fewest keys (the first on a tie), and its length.
+    ///
+    /// See [`Sources`]'s example.
     fn driver(&self) -> (usize, usize);
     /// The key at dense position `dense` of the source at `driver`.
+    ///
+    /// See [`Sources`]'s example.
     fn driver_key(&self, driver: usize, dense: usize) -> Self::Key;
     /// The probes of `key`, the driver's at its dense position; `None` if
     /// a source rejects it.
+    ///
+    /// See [`Sources`]'s example.
     fn probe_all(&self, key: Self::Key, driver: usize, dense: usize) -> Option<Self::Probes>;
     /// The probes of `key` in every source.
+    ///
+    /// See [`Sources`]'s example.
     fn probe_key(&self, key: Self::Key) -> Option<Self::Probes>;
     /// The items of `key`.
     ///
     /// # Safety
     ///
     /// As [`Source::fetch`], for every source.
-    unsafe fn fetch_all<'b>(&mut self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>
+    ///
+    /// See [`Sources`]'s example.
+    unsafe fn fetch_all<'b>(&self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>
     where
         Self: 'b;
 }
 
 macro_rules! tuple_sources {
     ($first:ident $f:tt $(, $rest:ident $n:tt)*) => {
+        impl<$first: IntoSource $(, $rest: IntoSource<Key = $first::Key>)*> IntoSources
+            for ($first, $($rest,)*)
+        {
+            type Key = $first::Key;
+            type Sources = ($first::Source, $($rest::Source,)*);
+            #[inline(always)]
+            fn into_sources(self) -> Self::Sources {
+                (self.$f.into_source(), $(self.$n.into_source(),)*)
+            }
+        }
+
         impl<$first: Source $(, $rest: Source<Key = $first::Key>)*> Sources for ($first, $($rest,)*) {
             type Key = $first::Key;
             type Items<'b>
@@ -454,7 +690,7 @@ macro_rules! tuple_sources {
             #[inline]
             fn driver(&self) -> (usize, usize) {
                 let mut best = (usize::MAX, usize::MAX);
-                for (at, len) in [(0, self.$f.driver_len()) $(, ($n, self.$n.driver_len()))*] {
+                for (at, len) in [($f, self.$f.driver_len()) $(, ($n, self.$n.driver_len()))*] {
                     if let Some(len) = len {
                         if best.0 == usize::MAX || len < best.1 {
                             best = (at, len);
@@ -474,35 +710,22 @@ macro_rules! tuple_sources {
             fn probe_all(&self, key: Self::Key, driver: usize, dense: usize) -> Option<Self::Probes> {
                 Some((
                     if driver == $f { self.$f.at_dense(dense) } else { self.$f.probe(key)? },
-                    $(
-                        if driver == $n {
-                            self.$n.at_dense(dense)
-                        } else {
-                            self.$n.probe(key)?
-                        },
-                    )*
+                    $(if driver == $n { self.$n.at_dense(dense) } else { self.$n.probe(key)? },)*
                 ))
             }
             #[inline(always)]
             fn probe_key(&self, key: Self::Key) -> Option<Self::Probes> {
-                Some((
-                    self.$f.probe(key)?,
-                    $(self.$n.probe(key)?,)*
-                ))
+                Some((self.$f.probe(key)?, $(self.$n.probe(key)?,)*))
             }
             #[inline(always)]
-            unsafe fn fetch_all<'b>(&mut self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>
+            unsafe fn fetch_all<'b>(&self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>
             where
                 Self: 'b,
             {
-                // SAFETY: forwarded under the caller's contract; the
-                // sources are distinct values, so each is fetched once.
-                unsafe {
-                    (
-                        self.$f.fetch(key, probes.$f),
-                        $(self.$n.fetch(key, probes.$n),)*
-                    )
-                }
+                // SAFETY: forwarded under the caller's contract; the sources
+                // borrow distinct containers (the borrow checker saw to it
+                // when the join was made), so each row is fetched once.
+                unsafe { (self.$f.fetch(key, probes.$f), $(self.$n.fetch(key, probes.$n),)*) }
             }
         }
     };
@@ -527,19 +750,23 @@ tuple_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// `sources` is a tuple of 1 to 8 sources, all keyed by the same id type,
 /// at least one of them required.
 #[inline]
-pub fn join<'a, S: Sources + 'a>(sources: S) -> Join<'a, S>
+pub fn join<'a, S: IntoSources>(sources: S) -> Join<'a, S::Sources>
 where
-    S::Required: HasRequired,
+    S::Sources: 'a,
+    <S::Sources as Sources>::Required: HasRequired,
 {
     Join {
-        sources,
+        sources: sources.into_sources(),
         _items: PhantomData,
     }
 }
 
 /// A join of [`Sources`], from [`join`]: iterate it (`for (id, items) in
-/// join(..)`), or ask it for one key with [`get`](Join::get). See the
+/// join(..)`), ask it for one key with [`get`](Join::get), or split it
+/// between threads with `par_iter` (feature `rayon`). See the
 /// [module docs](self)'s example.
+///
+/// See [`Sources`]'s example.
 pub struct Join<'a, S> {
     sources: S,
     // The items of the iteration borrow the containers for `'a` (`S: 'a`).
@@ -553,9 +780,71 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
     #[inline]
     pub fn get(&mut self, key: S::Key) -> Option<S::Items<'_>> {
         let probes = self.sources.probe_key(key)?;
-        // SAFETY: the probes were just taken and the sources are borrowed
-        // mutably for the items' lifetime, so no other item lives beside.
+        // SAFETY: the probes were just taken, and the items borrow the join
+        // mutably: no other item of it lives beside them.
         Some(unsafe { self.sources.fetch_all(key, probes) })
+    }
+
+    /// The driver's key at `dense` and the items of every source, if the
+    /// join takes that key.
+    ///
+    /// # Safety
+    ///
+    /// No item of the same key lives while these do (each dense position
+    /// is asked once: the driver's keys are distinct).
+    #[inline(always)]
+    unsafe fn at(sources: &S, driver: usize, dense: usize) -> Option<(S::Key, S::Items<'a>)> {
+        let key = sources.driver_key(driver, dense);
+        let probes = sources.probe_all(key, driver, dense)?;
+        // SAFETY: the caller's promise; every index maps one key to one
+        // row, so distinct keys never share a row.
+        Some((key, unsafe { sources.fetch_all(key, probes) }))
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<'a, S: Sources + Send + Sync + 'a> Join<'a, S>
+where
+    S::Key: Send,
+    S::Items<'a>: Send,
+{
+    /// The join as a rayon parallel iterator: the driver's dense range is
+    /// split between threads, each key still visited once. Needs every
+    /// shared source's fields `Sync` and every mutable source's fields
+    /// `Send`.
+    ///
+    /// ```
+    /// use idtable::{join, SoaAllocator, SoaMap};
+    /// use rayon::prelude::*;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Burning { pub dps: i32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+    /// for n in 0..1000 {
+    ///     let u = units.insert(Unit { hp: 100 });
+    ///     if n % 2 == 0 {
+    ///         burning.insert(u, Burning { dps: 3 });
+    ///     }
+    /// }
+    /// join((&mut units, &burning)).par_iter().for_each(|(_, (unit, fire))| *unit.hp -= *fire.dps);
+    /// let hurt = units.iter().filter(|(_, u)| *u.hp == 97).count();
+    /// assert_eq!(hurt, 500);
+    /// ```
+    pub fn par_iter(
+        self,
+    ) -> impl rayon::iter::ParallelIterator<Item = (S::Key, S::Items<'a>)> + 'a {
+        use rayon::iter::{IntoParallelIterator, ParallelIterator};
+        let (driver, len) = self.sources.driver();
+        let sources = self.sources;
+        (0..len).into_par_iter().filter_map(move |dense| {
+            // SAFETY: every dense position of the driver is taken by one
+            // thread, once.
+            unsafe { Self::at(&sources, driver, dense) }
+        })
     }
 }
 
@@ -578,6 +867,8 @@ impl<'a, S: Sources + 'a> IntoIterator for Join<'a, S> {
 
 /// The iterator of a [`Join`]: `(key, items)` in the driver's dense order.
 /// See the [module docs](self)'s example.
+///
+/// See [`Sources`]'s example.
 pub struct JoinIter<'a, S> {
     sources: S,
     driver: usize,
@@ -594,15 +885,9 @@ impl<'a, S: Sources + 'a> Iterator for JoinIter<'a, S> {
         while self.next < self.end {
             let dense = self.next;
             self.next += 1;
-            let key = self.sources.driver_key(self.driver, dense);
-            if let Some(probes) = self.sources.probe_all(key, self.driver, dense) {
-                // SAFETY: the driver's keys are distinct and each is
-                // visited once, and every index maps a key to one row:
-                // no row is handed out twice. The sources are owned by
-                // the iterator and borrowed from their containers for
-                // `'a`, and nothing else reaches them meanwhile.
-                let items = unsafe { self.sources.fetch_all(key, probes) };
-                return Some((key, items));
+            // SAFETY: each dense position of the driver is asked once.
+            if let Some(found) = unsafe { Join::<'a, S>::at(&self.sources, self.driver, dense) } {
+                return Some(found);
             }
         }
         None
@@ -620,20 +905,28 @@ impl<'a, S: Sources + 'a> core::iter::FusedIterator for JoinIter<'a, S> {}
 /// once: what [`remove_all`] takes. Implemented for tuples of 1 to 8 of
 /// `&mut` a [`Container`] (a derived allocator, a `SoaStorage`, a
 /// `SoaMap`) or a `&mut DataMap`, all keyed by one id type.
+///
+/// See [`Sources`]'s example.
 pub trait RemoveAll<K: Id> {
     /// One result per container: the removed row as an `Option` for a
     /// table or a map, a `bool` for a `DataMap`.
     type Removed;
     /// Removes `key` from every container. See the [module docs](self)'s
     /// example.
+    ///
+    /// See [`Sources`]'s example.
     fn remove_all(self, key: K) -> Self::Removed;
 }
 
 /// One container of [`remove_all`].
+///
+/// See [`Sources`]'s example.
 pub trait RemoveFrom<K: Id> {
     /// What removing a key gives back.
     type Removed;
     /// Removes `key`. See the [module docs](self)'s example.
+    ///
+    /// See [`Sources`]'s example.
     fn remove_from(self, key: K) -> Self::Removed;
 }
 
