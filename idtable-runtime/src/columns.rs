@@ -1428,6 +1428,17 @@ impl<C: ColumnTree> ColumnBuffer<C> {
 }
 
 impl<C: ColumnTree> ColumnBuffer<C> {
+    /// The rows, shared, with the buffer's pointers and length copied out
+    /// (a join keeps them in registers while it writes to other rows).
+    #[inline(always)]
+    pub(crate) fn rows_ref(&self) -> RowsRef<'_, C> {
+        RowsRef {
+            ptrs: self.ptrs,
+            len: self.len,
+            _borrow: PhantomData,
+        }
+    }
+
     /// The rows, to be handed out mutably one at a time from a shared
     /// handle (a join's mutable source, read from several threads).
     #[inline(always)]
@@ -1436,6 +1447,40 @@ impl<C: ColumnTree> ColumnBuffer<C> {
             ptrs: self.ptrs,
             len: self.len,
             _borrow: PhantomData,
+        }
+    }
+}
+
+/// The rows of a [`ColumnBuffer`] borrowed for `'a`, shared.
+pub(crate) struct RowsRef<'a, C: ColumnTree> {
+    ptrs: C::Ptrs,
+    len: usize,
+    _borrow: PhantomData<&'a ColumnBuffer<C>>,
+}
+
+impl<C: ColumnTree> Clone for RowsRef<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C: ColumnTree> Copy for RowsRef<'_, C> {}
+
+// SAFETY: it hands out `&Values`, like `&ColumnBuffer`.
+unsafe impl<C: ColumnTree> Send for RowsRef<'_, C> where C::Values: Sync {}
+// SAFETY: as above.
+unsafe impl<C: ColumnTree> Sync for RowsRef<'_, C> where C::Values: Sync {}
+
+impl<'a, C: ColumnTree> RowsRef<'a, C> {
+    /// References to row `index`, or `None` past the end.
+    #[inline(always)]
+    pub(crate) fn get(&self, index: usize) -> Option<C::Refs<'a>> {
+        if index < self.len {
+            // SAFETY: the row is initialised, and the buffer is borrowed
+            // shared for `'a`.
+            Some(unsafe { C::refs(self.ptrs, index) })
+        } else {
+            None
         }
     }
 }

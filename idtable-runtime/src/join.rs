@@ -78,11 +78,12 @@
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use crate::columns::RowsMut;
+use crate::columns::{RowsMut, RowsRef};
 #[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
-use crate::record::{make_mut, Record};
+use crate::record::{make_mut, make_ref, Record};
+use crate::rows::sealed::Index as _;
 use crate::rows::{KeyOf, RowIndex, Rows};
 
 use crate::{map::SoaMap, storage::SoaStorage};
@@ -208,8 +209,8 @@ mod sealed {
     impl<K: crate::id::Id> Sealed for &crate::data::DataMap<K> {}
     impl<S: Sealed> Sealed for super::Maybe<S> {}
     impl<S: Sealed> Sealed for super::Without<S> {}
-    impl<X, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
-    impl<X, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
+    impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
+    impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
 }
 
 /// What a join is given: `&` or `&mut` of a [`Container`], a `&DataMap`,
@@ -245,6 +246,10 @@ pub trait Source: sealed::Sealed {
     /// [`Yes`] for a required source, [`No`] for
     /// `Maybe` and `Without`.
     type Required: Flag;
+    /// When the join probes this source for a key: `Without` sources
+    /// first (0), then required ones (1), then `Maybe` ones (2), so a key
+    /// is rejected before the probes that cannot reject it.
+    const ORDER: u8;
 
     /// The number of keys, for a required source (the join is driven by
     /// the smallest); `None` for an optional or excluded one.
@@ -298,15 +303,18 @@ unsafe fn relife<T, U>(item: T) -> U {
 /// A container read through `&`: its rows, shared.
 ///
 /// See [`Sources`]'s example.
-pub struct Shared<'a, X, T: Record> {
-    rows: &'a Rows<X, T>,
+pub struct Shared<'a, X: RowIndex, T: Record> {
+    keys: &'a [KeyOf<X>],
+    index: &'a X,
+    rows: RowsRef<'a, T::Tree>,
 }
 
 /// A container read through `&mut`: its index, and its rows handed out
 /// mutably one key at a time.
 ///
 /// See [`Sources`]'s example.
-pub struct Exclusive<'a, X, T: Record> {
+pub struct Exclusive<'a, X: RowIndex, T: Record> {
+    keys: &'a [KeyOf<X>],
     index: &'a X,
     rows: RowsMut<'a, T::Tree>,
 }
@@ -316,7 +324,12 @@ impl<'a, C: Container> IntoSource for &'a C {
     type Source = Shared<'a, C::Index, C::Record>;
     #[inline(always)]
     fn into_source(self) -> Self::Source {
-        Shared { rows: self.rows() }
+        let rows = self.rows();
+        Shared {
+            keys: rows.index.keys(),
+            index: &rows.index,
+            rows: rows.columns.rows_ref(),
+        }
     }
 }
 
@@ -326,7 +339,9 @@ impl<'a, C: Container> IntoSource for &'a mut C {
     #[inline(always)]
     fn into_source(self) -> Self::Source {
         let Rows { index, columns } = self.rows_mut();
+        let index: &'a C::Index = index;
         Exclusive {
+            keys: index.keys(),
             index,
             rows: columns.rows_mut(),
         }
@@ -341,14 +356,15 @@ impl<'a, X: RowIndex, T: Record + 'a> Source for Shared<'a, X, T> {
         Self: 'b;
     type Probe = usize;
     type Required = Yes;
+    const ORDER: u8 = 1;
 
     #[inline(always)]
     fn driver_len(&self) -> Option<usize> {
-        Some(self.rows.len())
+        Some(self.keys.len())
     }
     #[inline(always)]
     fn key_at(&self, dense: usize) -> Self::Key {
-        self.rows.keys()[dense]
+        self.keys[dense]
     }
     #[inline(always)]
     fn at_dense(&self, dense: usize) -> usize {
@@ -356,17 +372,20 @@ impl<'a, X: RowIndex, T: Record + 'a> Source for Shared<'a, X, T> {
     }
     #[inline(always)]
     fn probe(&self, key: Self::Key) -> Option<usize> {
-        self.rows.dense_index(key)
+        self.index.find(key)
     }
     #[inline(always)]
     unsafe fn fetch<'b>(&self, _key: Self::Key, dense: usize) -> T::Ref<'b>
     where
         Self: 'b,
     {
-        let rows: &'a Rows<X, T> = self.rows;
+        let row = match self.rows.get(dense) {
+            Some(row) => make_ref::<T>(row),
+            None => unreachable!("a probed position is a row"),
+        };
         // SAFETY: a shared row borrowed for `'a`, handed out for `'b`, which
         // `Self: 'b` keeps within `'a`.
-        unsafe { relife::<T::Ref<'a>, T::Ref<'b>>(rows.row(dense)) }
+        unsafe { relife::<T::Ref<'a>, T::Ref<'b>>(row) }
     }
 }
 
@@ -378,14 +397,15 @@ impl<'a, X: RowIndex, T: Record + 'a> Source for Exclusive<'a, X, T> {
         Self: 'b;
     type Probe = usize;
     type Required = Yes;
+    const ORDER: u8 = 1;
 
     #[inline(always)]
     fn driver_len(&self) -> Option<usize> {
-        Some(self.index.keys().len())
+        Some(self.keys.len())
     }
     #[inline(always)]
     fn key_at(&self, dense: usize) -> Self::Key {
-        self.index.keys()[dense]
+        self.keys[dense]
     }
     #[inline(always)]
     fn at_dense(&self, dense: usize) -> usize {
@@ -430,6 +450,7 @@ impl<'a, K: Id> Source for &'a DataMap<K> {
         Self: 'b;
     type Probe = ();
     type Required = Yes;
+    const ORDER: u8 = 1;
 
     #[inline]
     fn driver_len(&self) -> Option<usize> {
@@ -484,6 +505,7 @@ impl<S: Source> Source for Maybe<S> {
         Self: 'b;
     type Probe = Option<S::Probe>;
     type Required = No;
+    const ORDER: u8 = 2;
 
     #[inline(always)]
     fn driver_len(&self) -> Option<usize> {
@@ -519,6 +541,7 @@ impl<S: Source> Source for Without<S> {
         Self: 'b;
     type Probe = ();
     type Required = No;
+    const ORDER: u8 = 0;
 
     #[inline(always)]
     fn driver_len(&self) -> Option<usize> {
@@ -666,7 +689,7 @@ pub trait Sources {
 }
 
 macro_rules! tuple_sources {
-    ($first:ident $f:tt $(, $rest:ident $n:tt)*) => {
+    ($first:ident $f:tt $fv:ident $(, $rest:ident $n:tt $v:ident)*) => {
         impl<$first: IntoSource $(, $rest: IntoSource<Key = $first::Key>)*> IntoSources
             for ($first, $($rest,)*)
         {
@@ -708,9 +731,16 @@ macro_rules! tuple_sources {
             }
             #[inline(always)]
             fn probe_all(&self, key: Self::Key, driver: usize, dense: usize) -> Option<Self::Probes> {
+                // In `ORDER` (the constants fold the branches away), so a key
+                // is rejected as early as it can be; the driver's row is at
+                // its dense position.
+                let $fv = tuple_sources!(@excluded $first, self.$f, key);
+                $(let $v = tuple_sources!(@excluded $rest, self.$n, key);)*
+                let $fv = tuple_sources!(@required $first, self.$f, $fv, key, driver, dense, $f);
+                $(let $v = tuple_sources!(@required $rest, self.$n, $v, key, driver, dense, $n);)*
                 Some((
-                    if driver == $f { self.$f.at_dense(dense) } else { self.$f.probe(key)? },
-                    $(if driver == $n { self.$n.at_dense(dense) } else { self.$n.probe(key)? },)*
+                    match $fv { Some(p) => p, None => self.$f.probe(key)? },
+                    $(match $v { Some(p) => p, None => self.$n.probe(key)? },)*
                 ))
             }
             #[inline(always)]
@@ -729,20 +759,34 @@ macro_rules! tuple_sources {
             }
         }
     };
+    (@excluded $ty:ident, $source:expr, $key:ident) => {
+        if <$ty as Source>::ORDER == 0 { Some($source.probe($key)?) } else { None }
+    };
+    (@required $ty:ident, $source:expr, $done:ident, $key:ident, $driver:ident, $dense:ident, $n:tt) => {
+        match $done {
+            Some(p) => Some(p),
+            None if <$ty as Source>::ORDER == 1 => Some(if $driver == $n {
+                $source.at_dense($dense)
+            } else {
+                $source.probe($key)?
+            }),
+            None => None,
+        }
+    };
     (@or $only:ident) => { $only::Required };
     (@or $first:ident $(, $rest:ident)+) => {
         <$first::Required as Flag>::Or<tuple_sources!(@or $($rest),+)>
     };
 }
 
-tuple_sources!(A 0);
-tuple_sources!(A 0, B 1);
-tuple_sources!(A 0, B 1, C 2);
-tuple_sources!(A 0, B 1, C 2, D 3);
-tuple_sources!(A 0, B 1, C 2, D 3, E 4);
-tuple_sources!(A 0, B 1, C 2, D 3, E 4, F 5);
-tuple_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-tuple_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_sources!(A 0 a);
+tuple_sources!(A 0 a, B 1 b);
+tuple_sources!(A 0 a, B 1 b, C 2 c);
+tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d);
+tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e);
+tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f);
+tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f, G 6 g);
+tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f, G 6 g, H 7 h);
 
 /// The rows that one key has in several containers, read as one: see the
 /// [module docs](self) for the sources, the order and an example.

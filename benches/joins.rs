@@ -1,0 +1,196 @@
+//! Joins against the loop written by hand: the driver's keys, `get` /
+//! `get_mut` on the other containers.
+//!
+//! * `join_one_map`: every unit holding a component (`&mut units`, `&map`),
+//!   hp written through the table; the map held by 50% and by 10% of the
+//!   units, at 10k and 1M units.
+//! * `join_status_step`: burning on 10% (required), poisoned on 50%
+//!   (`Maybe`), frozen on 33% (`Without`), hp written through the table.
+//!
+//! Each loop is a never-inlined function, as in a user's system; the units
+//! have been churned (removed and re-inserted) so the maps' dense order is
+//! not the table's.
+//!
+//!     cargo bench --manifest-path benches/Cargo.toml --bench joins
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use idtable::{join, Maybe, SoaAllocator, SoaMap, Without};
+
+#[derive(SoaAllocator)]
+pub struct Unit {
+    pub hp: f32,
+    pub pos: [f32; 2],
+}
+
+#[derive(SoaAllocator)]
+pub struct Burning {
+    pub dps: f32,
+}
+
+#[derive(SoaAllocator)]
+pub struct Poisoned {
+    pub dose: f32,
+}
+
+#[derive(SoaAllocator)]
+pub struct Frozen {
+    pub left: f32,
+}
+
+struct World {
+    units: UnitAllocator,
+    burning: SoaMap<UnitId, Burning>,
+    poisoned: SoaMap<UnitId, Poisoned>,
+    frozen: SoaMap<UnitId, Frozen>,
+}
+
+/// A seeded xorshift, so every run builds the same world.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// `n` units; each held by `burning` with probability `burn` percent, by
+/// `poisoned` at 50% and `frozen` at 33%.
+fn world(n: usize, burn: u64) -> World {
+    let mut rng = Rng(0x5eed);
+    let mut units = UnitAllocator::with_capacity(n);
+    let mut ids: Vec<UnitId> = (0..n)
+        .map(|i| {
+            units.insert(Unit {
+                hp: i as f32,
+                pos: [0.0; 2],
+            })
+        })
+        .collect();
+    // Churn a tenth, so dense orders differ.
+    for _ in 0..n / 10 {
+        let at = rng.below(ids.len() as u64) as usize;
+        units.remove(ids[at]);
+        ids[at] = units.insert(Unit {
+            hp: 1.0,
+            pos: [0.0; 2],
+        });
+    }
+    let (mut burning, mut poisoned, mut frozen) = (SoaMap::new(), SoaMap::new(), SoaMap::new());
+    for _ in 0..n {
+        let id = ids[rng.below(ids.len() as u64) as usize];
+        if rng.below(100) < burn {
+            burning.insert(id, Burning { dps: 1.0 });
+        }
+        if rng.below(100) < 50 {
+            poisoned.insert(id, Poisoned { dose: 0.5 });
+        }
+        if rng.below(100) < 33 {
+            frozen.insert(id, Frozen { left: 2.0 });
+        }
+    }
+    World {
+        units,
+        burning,
+        poisoned,
+        frozen,
+    }
+}
+
+#[inline(never)]
+fn burn_by_hand(units: &mut UnitAllocator, burning: &SoaMap<UnitId, Burning>) {
+    for (id, fire) in burning.iter() {
+        if let Some(unit) = units.get_mut(id) {
+            *unit.hp -= *fire.dps;
+        }
+    }
+}
+
+#[inline(never)]
+fn burn_joined(units: &mut UnitAllocator, burning: &SoaMap<UnitId, Burning>) {
+    for (_, (unit, fire)) in join((&mut *units, burning)) {
+        *unit.hp -= *fire.dps;
+    }
+}
+
+#[inline(never)]
+fn status_by_hand(w: &mut World) {
+    for (id, fire) in w.burning.iter() {
+        if w.frozen.contains_key(id) {
+            continue;
+        }
+        let Some(unit) = w.units.get_mut(id) else {
+            continue;
+        };
+        let poison = w.poisoned.get(id).map_or(0.0, |p| *p.dose);
+        *unit.hp -= *fire.dps + poison;
+    }
+}
+
+#[inline(never)]
+fn status_joined(w: &mut World) {
+    let sources = (
+        &mut w.units,
+        &w.burning,
+        Maybe(&w.poisoned),
+        Without(&w.frozen),
+    );
+    for (_, (unit, fire, poison, ())) in join(sources) {
+        *unit.hp -= *fire.dps + poison.map_or(0.0, |p| *p.dose);
+    }
+}
+
+fn sizes() -> [usize; 2] {
+    [10_000, 1_000_000]
+}
+
+fn bench_one_map(c: &mut Criterion) {
+    let mut group = c.benchmark_group("join_one_map");
+    for n in sizes() {
+        for burn in [50, 10] {
+            let mut w = world(n, burn);
+            let label = format!("{n}/{burn}%");
+            group.throughput(Throughput::Elements(w.burning.len() as u64));
+            group.bench_function(BenchmarkId::new("by hand", &label), |b| {
+                b.iter(|| burn_by_hand(black_box(&mut w.units), black_box(&w.burning)))
+            });
+            group.bench_function(BenchmarkId::new("join", &label), |b| {
+                b.iter(|| burn_joined(black_box(&mut w.units), black_box(&w.burning)))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn bench_status_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("join_status_step");
+    for n in sizes() {
+        let mut w = world(n, 10);
+        group.throughput(Throughput::Elements(w.burning.len() as u64));
+        group.bench_function(BenchmarkId::new("by hand", n), |b| {
+            b.iter(|| status_by_hand(black_box(&mut w)))
+        });
+        group.bench_function(BenchmarkId::new("join", n), |b| {
+            b.iter(|| status_joined(black_box(&mut w)))
+        });
+    }
+    group.finish();
+}
+
+/// The two loops agree before anything is timed.
+fn check(_: &mut Criterion) {
+    let (mut a, mut b) = (world(5_000, 10), world(5_000, 10));
+    status_by_hand(&mut a);
+    status_joined(&mut b);
+    assert_eq!(a.units.columns().hp, b.units.columns().hp);
+    burn_by_hand(&mut a.units, &a.burning);
+    burn_joined(&mut b.units, &b.burning);
+    assert_eq!(a.units.columns().hp, b.units.columns().hp);
+}
+
+criterion_group!(benches, check, bench_one_map, bench_status_step);
+criterion_main!(benches);
