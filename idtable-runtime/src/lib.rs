@@ -44,6 +44,7 @@ pub mod id;
 pub mod map;
 mod marks;
 mod order;
+mod paged_index;
 #[cfg(feature = "rayon")]
 pub mod par;
 #[cfg(feature = "serde")]
