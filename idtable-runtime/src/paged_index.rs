@@ -346,7 +346,7 @@ mod tests {
         }
         assert!(index.far.is_empty());
         assert_eq!(index.page_count(), n / PAGE_LEN);
-        assert_eq!(index.get(7 * 1000), Some(7000));
+        assert_eq!(index.get(7 * 100), Some(700));
         index.check_layout();
     }
 
