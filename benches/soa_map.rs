@@ -18,7 +18,9 @@
 //!
 //! `hand_sparse` is a hand-written floor of `SoaMap`'s layout (see
 //! [`HandSparse`]): what the layout itself costs, so a target out of its
-//! reach shows as such.
+//! reach shows as such. `hand_packed` is the floor of another entry layout,
+//! EnTT's (see [`HandPacked`]), where the entry also holds the key's
+//! generation.
 //!
 //! Setup and drop stay outside the timed part (`iter_batched`). Entity keys
 //! come from a slotmap `SlotMap` for the slotmap maps and from a derived
@@ -299,6 +301,116 @@ impl Map for HandSparse {
     }
 }
 
+/// A second hand-written floor, of the entry layout EnTT uses: an entry of
+/// the key's own width (`u64` for `EntityId`) holds the dense position in
+/// the key's index bits and the key's generation in its generation bits, so
+/// a lookup checks the generation in the entry and reads the dense keys
+/// only to move one on remove. Otherwise as [`HandSparse`]: pages of 1024
+/// entries (8 KiB) through one flat array of page pointers, columns packed
+/// by swap-remove. A vacant entry is 0: generation 0 is never issued, so
+/// the generation check refuses it too.
+///
+/// Invariants: `keys`, `dps` and `left` have the same length; for every
+/// `d < keys.len()`, the entry of `keys[d].index()` is `d` with the
+/// generation of `keys[d]`; every other entry of an allocated page is 0.
+#[derive(Clone, Default)]
+pub struct HandPacked {
+    pages: Vec<Option<Box<[u64; HAND_PAGE]>>>,
+    keys: Vec<EntityId>,
+    dps: Vec<f32>,
+    left: Vec<f32>,
+}
+
+impl HandPacked {
+    /// The entry of `key`: its generation and dense position `d`.
+    #[inline(always)]
+    fn packed(key: EntityId, d: usize) -> u64 {
+        (key.generation() << 32) | d as u64
+    }
+
+    /// The entry of slot index `i`, if its page exists.
+    #[inline(always)]
+    fn entry(&self, i: usize) -> Option<u64> {
+        let page = self.pages.get(i / HAND_PAGE)?.as_deref()?;
+        Some(page[i % HAND_PAGE])
+    }
+
+    /// The entry of slot index `i`, its page allocated if needed.
+    #[inline(always)]
+    fn entry_mut(&mut self, i: usize) -> &mut u64 {
+        let p = i / HAND_PAGE;
+        if p >= self.pages.len() {
+            self.pages.resize(p + 1, None);
+        }
+        let page = self.pages[p].get_or_insert_with(|| Box::new([0; HAND_PAGE]));
+        &mut page[i % HAND_PAGE]
+    }
+
+    /// The entry of slot index `i`, whose page exists.
+    #[inline(always)]
+    fn set_entry(&mut self, i: usize, entry: u64) {
+        // SAFETY: only called for slot indices that hold a key, whose page
+        // was allocated when the key was inserted.
+        let page = unsafe { self.pages.get_unchecked_mut(i / HAND_PAGE).as_deref_mut() };
+        // SAFETY: as above, the page exists.
+        unsafe { page.unwrap_unchecked()[i % HAND_PAGE] = entry };
+    }
+
+    /// The dense position of exactly `key`: its generation is the entry's.
+    #[inline(always)]
+    fn find(&self, key: EntityId) -> Option<usize> {
+        let e = self.entry(key.index())?;
+        (e >> 32 == key.generation()).then_some(e as u32 as usize)
+    }
+}
+
+impl Map for HandPacked {
+    const NAME: &'static str = "hand_packed";
+    type Key = EntityId;
+    fn new() -> Self {
+        Self::default()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
+        let len = self.keys.len();
+        let entry = self.entry_mut(key.index());
+        let (generation, d) = (*entry >> 32, *entry as u32 as usize);
+        if generation == 0 {
+            *entry = Self::packed(key, len);
+            self.keys.push(key);
+            self.dps.push(dps);
+            self.left.push(left);
+        } else if key.generation() >= generation {
+            // The same key, or a newer one of the slot: its row is replaced.
+            *entry = Self::packed(key, d);
+            (self.keys[d], self.dps[d], self.left[d]) = (key, dps, left);
+        } // An older key: nothing changes (SoaMap's rule).
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: EntityId) -> bool {
+        let Some(d) = self.find(key) else {
+            return false;
+        };
+        self.keys.swap_remove(d);
+        self.dps.swap_remove(d);
+        self.left.swap_remove(d);
+        self.set_entry(key.index(), 0);
+        if let Some(&moved) = self.keys.get(d) {
+            self.set_entry(moved.index(), Self::packed(moved, d));
+        }
+        true
+    }
+    #[inline(always)]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        // SAFETY: `find` gives a dense position below `dps.len()`.
+        self.find(key)
+            .map_or(0.0, |d| unsafe { *self.dps.get_unchecked(d) })
+    }
+    fn sum_left(&self) -> f32 {
+        sum4_slice(&self.left)
+    }
+}
+
 /// A sum with four independent accumulators (as the peers benchmark sums).
 #[inline]
 fn sum4(values: impl Iterator<Item = f32>) -> f32 {
@@ -494,6 +606,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
         let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
         let hand = filled::<HandSparse>(&ci);
+        let packed = filled::<HandPacked>(&ci);
         let want = sum4_slice(
             &ci.insert_order
                 .iter()
@@ -507,6 +620,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             ("sparse_secondary_map", sparse.sum_left()),
             ("hashmap", hash.sum_left()),
             ("hand_sparse", hand.sum_left()),
+            ("hand_packed", packed.sum_left()),
         ] {
             // Summation order differs (dense, slot or hash order): compare
             // loosely; the row values are small integers and halves.
@@ -519,6 +633,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             assert_eq!(soa.get_dps(*a), sec.get_dps(*b));
             assert_eq!(soa.get_dps(*a), hash.get_dps(*a));
             assert_eq!(soa.get_dps(*a), hand.get_dps(*a));
+            assert_eq!(soa.get_dps(*a), packed.get_dps(*a));
             assert_eq!(sparse.get_dps(*b), sec.get_dps(*b));
         }
     }
@@ -569,6 +684,7 @@ fn main() {
                     $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
                     $bench::<HandSparse>(&mut g, &ci, n, share);
+                    $bench::<HandPacked>(&mut g, &ci, n, share);
                     g
                 }};
             }
@@ -594,6 +710,7 @@ fn main() {
             bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);
             bench_add_remove::<HandSparse>(&mut g, &idt, n);
+            bench_add_remove::<HandPacked>(&mut g, &idt, n);
             g.finish();
         }
     }

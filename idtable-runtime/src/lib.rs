@@ -45,6 +45,7 @@ pub mod join;
 pub mod map;
 mod marks;
 mod order;
+mod paged_index;
 #[cfg(feature = "rayon")]
 pub mod par;
 mod record;

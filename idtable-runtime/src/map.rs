@@ -51,7 +51,7 @@
 //! # Memory
 //!
 //! Besides the columns and one key per entry, the sparse index costs 4
-//! bytes per slot index of the keying table, in pages of 1024 indices
+//! bytes per slot index of the keying table, in pages of 64 indices
 //! allocated when a key of that page is first inserted: a map holding a few
 //! keys with high indices holds a few pages. [`index_bytes`](SoaMap::index_bytes)
 //! reports it.

@@ -53,8 +53,8 @@ where
 /// Loads what [`Serialize`] saved, checking it: one value per key in every
 /// column, no two keys of one slot index, no unknown, missing or repeated
 /// field; an error unless `T` is `#[soa(serde)]`. Nothing panics, whatever
-/// the input. The sparse index takes at most one 4 KiB page (and its share
-/// of a directory) per key loaded.
+/// the input. The sparse index takes at most one 256-byte page (and its
+/// share of the page table, or an ordered map's entry) per key loaded.
 impl<'de, K: Id + Deserialize<'de>, T: Record> Deserialize<'de> for SoaMap<K, T>
 where
     T::Tree: SerdeColumns,

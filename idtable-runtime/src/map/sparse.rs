@@ -10,234 +10,28 @@
 //!
 //! [`SparseSet::check_invariants`] checks them.
 //!
-//! Memory: an entry is a `u32`, and entries come in pages of [`PAGE_LEN`]
-//! slot indices, allocated when a key of that page is first stored, so the
-//! index costs 4 bytes per slot index of a touched page. Pages of slot
-//! indices below 2²⁴ are reached through one flat array of page pointers
-//! (at most 128 KiB, grown only as far as the highest page used); from 2²⁴
-//! to 2³² through directories of `DIR_LEN` page pointers, each grown only as
-//! far as its highest page used; above, through an ordered map. A few keys
-//! with high indices cost a few pages, never an array as long as the
-//! highest index.
+//! Memory: an entry is a `u32` in a [`PagedIndex`] (pages of
+//! [`PAGE_LEN`] slot indices allocated when a key of that page is first
+//! stored, reached through a flat page table while the pages pay for it,
+//! else through an ordered map): at most 384 bytes and a far map node's
+//! share per page that holds or held a key, plus 64 KiB. A few keys with
+//! high indices cost a few pages, never an array as long as the highest
+//! index.
 
-use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::id::{Id, IdBits};
 use crate::marks::Marks;
+use crate::paged_index::{Entry, PagedIndex};
 
-/// Slot indices per page (a page is 4 KiB of `u32` entries).
-pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
-const PAGE_BITS: u32 = 10;
-/// Pages reached through the flat `near` directory: slot indices below 2²⁴.
-const NEAR_PAGES: usize = 1 << (24 - PAGE_BITS);
-/// Page pointers per directory (for slot indices from 2²⁴ to 2³²).
-const DIR_BITS: u32 = 12;
-const DIR_LEN: usize = 1 << DIR_BITS;
 /// The entry of a slot index no key holds.
-const VACANT: u32 = u32::MAX;
+const VACANT: u32 = <u32 as Entry>::VACANT;
 /// The most keys a set holds: every dense position is an entry, and
 /// [`VACANT`] is not one.
 pub(crate) const MAX_LEN: usize = VACANT as usize;
 
-type Page = [u32; PAGE_LEN];
-
-fn vacant_page() -> Box<Page> {
-    Box::new([VACANT; PAGE_LEN])
-}
-
-/// The paged map from slot index to dense position.
-#[derive(Clone, Default)]
-struct SparseIndex {
-    /// `near[i >> PAGE_BITS]` is the page of slot index `i < 2²⁴`: one
-    /// pointer per page, grown as far as the highest page used. Lookups
-    /// below 2²⁴ (every table of fewer than 16 million slots) go only here.
-    near: Vec<Option<Box<Page>>>,
-    /// `dirs[i >> (PAGE_BITS + DIR_BITS)][(i >> PAGE_BITS) % DIR_LEN]` is the
-    /// page of slot index `2²⁴ <= i < 2³²`.
-    dirs: Vec<Vec<Option<Box<Page>>>>,
-    /// The pages of slot indices `>= 2³²`, by page number (only layouts with
-    /// more than 32 index bits reach them).
-    high: BTreeMap<usize, Box<Page>>,
-}
-
-impl SparseIndex {
-    const fn new() -> Self {
-        SparseIndex {
-            near: Vec::new(),
-            dirs: Vec::new(),
-            high: BTreeMap::new(),
-        }
-    }
-
-    /// The page of slot index `index >= 2²⁴`, if allocated.
-    #[cold]
-    #[inline(never)]
-    fn far_page(&self, index: usize) -> Option<&Page> {
-        match u32::try_from(index) {
-            Ok(i) => {
-                let dir = self.dirs.get((i >> (PAGE_BITS + DIR_BITS)) as usize)?;
-                dir.get(((i >> PAGE_BITS) as usize) % DIR_LEN)?.as_deref()
-            }
-            Err(_) => self.high.get(&(index >> PAGE_BITS)).map(|p| &**p),
-        }
-    }
-
-    /// The page holding slot index `index`, allocated if needed. Cold: the
-    /// writes' hot path finds an allocated page below 2²⁴ without it.
-    #[cold]
-    #[inline(never)]
-    fn page_mut(&mut self, index: usize) -> &mut Page {
-        let number = index >> PAGE_BITS;
-        if number < NEAR_PAGES {
-            if number >= self.near.len() {
-                self.near.resize_with(number + 1, || None);
-            }
-            return self.near[number].get_or_insert_with(vacant_page);
-        }
-        match u32::try_from(index) {
-            Ok(i) => {
-                let d = (i >> (PAGE_BITS + DIR_BITS)) as usize;
-                if d >= self.dirs.len() {
-                    self.dirs.resize_with(d + 1, Vec::new);
-                }
-                let dir = &mut self.dirs[d];
-                let p = ((i >> PAGE_BITS) as usize) % DIR_LEN;
-                if p >= dir.len() {
-                    dir.resize_with(p + 1, || None);
-                }
-                dir[p].get_or_insert_with(vacant_page)
-            }
-            Err(_) => self
-                .high
-                .entry(index >> PAGE_BITS)
-                .or_insert_with(vacant_page),
-        }
-    }
-
-    /// The dense position stored for slot index `index`.
-    #[inline(always)]
-    fn get(&self, index: usize) -> Option<usize> {
-        let entry = self.raw(index)?;
-        (entry != VACANT).then_some(entry as usize)
-    }
-
-    /// The entry of `index` as stored ([`VACANT`] included), if its page
-    /// exists.
-    #[inline(always)]
-    fn raw(&self, index: usize) -> Option<u32> {
-        let number = index >> PAGE_BITS;
-        if number < NEAR_PAGES {
-            Some(self.near.get(number)?.as_deref()?[index % PAGE_LEN])
-        } else {
-            self.far_raw(index)
-        }
-    }
-
-    /// [`raw`](Self::raw) for slot indices `>= 2²⁴`: out of line and cold,
-    /// so a lookup's hot path holds no call.
-    #[cold]
-    #[inline(never)]
-    fn far_raw(&self, index: usize) -> Option<u32> {
-        Some(self.far_page(index)?[index % PAGE_LEN])
-    }
-
-    /// The entry of `index`, mutably, if its page exists.
-    #[inline(always)]
-    fn raw_mut(&mut self, index: usize) -> Option<&mut u32> {
-        let number = index >> PAGE_BITS;
-        let page = if number < NEAR_PAGES {
-            self.near.get_mut(number)?.as_deref_mut()?
-        } else {
-            self.far_page_mut(index)?
-        };
-        Some(&mut page[index % PAGE_LEN])
-    }
-
-    /// [`raw_mut`](Self::raw_mut)'s page for slot indices `>= 2²⁴`.
-    #[cold]
-    #[inline(never)]
-    fn far_page_mut(&mut self, index: usize) -> Option<&mut Page> {
-        match u32::try_from(index) {
-            Ok(i) => {
-                let dir = self.dirs.get_mut((i >> (PAGE_BITS + DIR_BITS)) as usize)?;
-                dir.get_mut(((i >> PAGE_BITS) as usize) % DIR_LEN)?
-                    .as_deref_mut()
-            }
-            Err(_) => self.high.get_mut(&(index >> PAGE_BITS)).map(|p| &mut **p),
-        }
-    }
-
-    /// Writes the entry of `index`, allocating its page if needed.
-    #[inline(always)]
-    fn write(&mut self, index: usize, entry: u32) {
-        if let Some(slot) = self.raw_mut(index) {
-            *slot = entry;
-            return;
-        }
-        self.page_mut(index)[index % PAGE_LEN] = entry;
-    }
-
-    /// Stores dense position `dense` (below [`MAX_LEN`]) for `index`.
-    #[inline(always)]
-    fn set(&mut self, index: usize, dense: usize) {
-        debug_assert!(dense < MAX_LEN);
-        self.write(index, dense as u32);
-    }
-
-    /// Marks `index` vacant; its page exists (it holds a key).
-    #[inline(always)]
-    fn unset(&mut self, index: usize) {
-        self.write(index, VACANT);
-    }
-
-    /// Every allocated page with its first slot index, in slot order.
-    fn pages(&self) -> impl Iterator<Item = (usize, &Page)> + '_ {
-        let near = self
-            .near
-            .iter()
-            .enumerate()
-            .filter_map(|(number, page)| Some((number << PAGE_BITS, page.as_deref()?)));
-        let dirs = self.dirs.iter().enumerate().flat_map(|(d, dir)| {
-            dir.iter().enumerate().filter_map(move |(p, page)| {
-                let first = (d << (PAGE_BITS + DIR_BITS)) | (p << PAGE_BITS);
-                page.as_deref().map(|page| (first, page))
-            })
-        });
-        let high = self
-            .high
-            .iter()
-            .map(|(&number, page)| (number << PAGE_BITS, &**page));
-        near.chain(dirs).chain(high)
-    }
-
-    /// Bytes the index holds on the heap: pages, directories and the map's
-    /// entries (its nodes counted by their payload).
-    fn heap_bytes(&self) -> usize {
-        use core::mem::size_of;
-        let pages = self.pages().count() * size_of::<Page>();
-        let near = self.near.capacity() * size_of::<Option<Box<Page>>>();
-        let dirs = self.dirs.capacity() * size_of::<Vec<Option<Box<Page>>>>()
-            + self
-                .dirs
-                .iter()
-                .map(|dir| dir.capacity() * size_of::<Option<Box<Page>>>())
-                .sum::<usize>();
-        let high = self.high.len() * (size_of::<usize>() + size_of::<Box<Page>>());
-        pages + near + dirs + high
-    }
-
-    /// Every `(slot index, dense position)` stored, in slot order.
-    fn entries(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.pages().flat_map(|(first, page)| {
-            page.iter()
-                .enumerate()
-                .filter(|(_, &e)| e != VACANT)
-                .map(move |(o, &e)| (first + o, e as usize))
-        })
-    }
-}
+/// The map from slot index to dense position.
+type SparseIndex = PagedIndex<u32>;
 
 /// Where a key stands against the key stored at its slot index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,7 +62,7 @@ pub struct SparseSet<K> {
 impl<K: Id> SparseSet<K> {
     pub(crate) const fn new() -> Self {
         SparseSet {
-            index: SparseIndex::new(),
+            index: PagedIndex::new(),
             keys: Vec::new(),
         }
     }
@@ -320,7 +114,7 @@ impl<K: Id> SparseSet<K> {
         *entry = VACANT;
         self.keys.swap_remove(d);
         if let Some(&moved) = self.keys.get(d) {
-            self.index.set(moved.index(), d);
+            self.index.write(moved.index(), d as u32);
         }
         Some(d)
     }
@@ -331,6 +125,7 @@ impl<K: Id> SparseSet<K> {
         let Some(d) = self.index.get(key.index()) else {
             return Slot::Vacant;
         };
+        let d = d as usize;
         let stored = self.keys[d];
         let (have, want) = (stored.generation().to_u64(), key.generation().to_u64());
         if stored == key {
@@ -376,7 +171,7 @@ impl<K: Id> SparseSet<K> {
         let d = self.keys.len();
         debug_assert!(d < MAX_LEN && self.keys.capacity() > d);
         debug_assert!(self.index.get(key.index()).is_none());
-        self.index.set(key.index(), d);
+        self.index.write(key.index(), d as u32);
         self.keys.push(key);
         d
     }
@@ -392,7 +187,7 @@ impl<K: Id> SparseSet<K> {
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<K> {
         let key = self.keys.pop()?;
-        self.index.unset(key.index());
+        self.index.write(key.index(), VACANT);
         Some(key)
     }
 
@@ -404,11 +199,11 @@ impl<K: Id> SparseSet<K> {
         for read in start..end {
             let key = self.keys[read];
             if marks.contains(read) {
-                self.index.unset(key.index());
+                self.index.write(key.index(), VACANT);
             } else {
                 if read != write {
                     self.keys[write] = key;
-                    self.index.set(key.index(), write);
+                    self.index.write(key.index(), write as u32);
                 }
                 write += 1;
             }
@@ -421,14 +216,14 @@ impl<K: Id> SparseSet<K> {
     pub(crate) fn swap(&mut self, a: usize, b: usize) {
         self.keys.swap(a, b);
         for d in [a, b] {
-            self.index.set(self.keys[d].index(), d);
+            self.index.write(self.keys[d].index(), d as u32);
         }
     }
 
     /// Removes every key; the pages stay allocated.
     pub(crate) fn clear(&mut self) {
         for key in &self.keys {
-            self.index.unset(key.index());
+            self.index.write(key.index(), VACANT);
         }
         self.keys.clear();
     }
@@ -446,12 +241,14 @@ impl<K: Id> SparseSet<K> {
         for (d, key) in self.keys.iter().enumerate() {
             assert_eq!(
                 self.index.get(key.index()),
-                Some(d),
+                Some(d as u32),
                 "key {key:?} at dense {d} is not indexed there"
             );
         }
         let mut entries = 0usize;
+        self.index.check_layout();
         for (index, d) in self.index.entries() {
+            let d = d as usize;
             entries += 1;
             assert!(
                 d < self.keys.len(),
@@ -481,6 +278,7 @@ fn too_many() -> ! {
 mod tests {
     use super::*;
     use crate::id::{Id32, Id32_32, Id64};
+    use crate::paged_index::{PAGE_LEN, TABLE_FREE_BYTES};
 
     fn key(index: usize, generation: u64) -> Id32_32 {
         Id32_32::new(index, generation).unwrap()
@@ -571,9 +369,11 @@ mod tests {
             s.push(key(i, 1));
         }
         let pages = n.div_ceil(PAGE_LEN);
-        assert_eq!(s.index.pages().count(), pages);
-        assert!(s.index_bytes() <= 4 * pages * PAGE_LEN + DIR_LEN * 8 + 64);
-        assert!(s.index_bytes() <= 4 * n + 8 * 1024);
+        assert_eq!(s.index.page_count(), pages);
+        // The pages, and a table of at most the free bytes or half theirs.
+        let page_bytes = 4 * pages * PAGE_LEN;
+        assert!(s.index_bytes() <= page_bytes + TABLE_FREE_BYTES.max(page_bytes / 2));
+        assert!(s.index_bytes() <= 4 * n + 4 * PAGE_LEN + TABLE_FREE_BYTES);
     }
 
     #[test]
@@ -584,10 +384,10 @@ mod tests {
             s.push(key(index, 1));
             assert_eq!(s.find(key(index, 1)), Some(i));
         }
-        assert_eq!(s.index.pages().count(), 3);
-        // Three pages and the directories on the way: tens of KiB, where an
+        assert_eq!(s.index.page_count(), 3);
+        // Three pages and the far map's entries: under a KiB, where an
         // array up to the highest index would take 16 GiB.
-        assert!(s.index_bytes() < 128 * 1024, "{} bytes", s.index_bytes());
+        assert!(s.index_bytes() < 1024, "{} bytes", s.index_bytes());
         s.check_invariants();
 
         // Above 2^32 (a 64-bit layout with more index bits): the ordered map.
@@ -605,9 +405,10 @@ mod tests {
     }
 
     #[test]
-    fn keys_on_both_sides_of_the_near_limit_resolve() {
+    fn keys_on_both_sides_of_the_free_table_resolve() {
         let mut s = SparseSet::<Id32_32>::new();
-        let edge = NEAR_PAGES * PAGE_LEN;
+        // The first slot index past the table its free bytes allow.
+        let edge = TABLE_FREE_BYTES / 8 * PAGE_LEN;
         for (d, index) in [edge - 1, edge, edge + PAGE_LEN, 0].into_iter().enumerate() {
             assert_eq!(s.push(key(index, 2)), d);
         }
@@ -621,8 +422,8 @@ mod tests {
         assert_eq!(s.remove(key(edge + 1, 2)), None);
         assert_eq!(s.find(key(0, 2)), Some(0));
         s.check_invariants();
-        // The flat directory (full), a short far directory and four pages.
-        assert!(s.index_bytes() <= 128 * 1024 + 4 * 4096 + 512);
+        // The free table (full), two far map entries and four pages.
+        assert!(s.index_bytes() <= TABLE_FREE_BYTES + 4 * 4 * PAGE_LEN + 64);
     }
 
     #[test]
@@ -642,7 +443,7 @@ mod tests {
         let mut s = SparseSet::<Id32_32>::new();
         s.push(key(1, 1));
         s.push(key(2, 1));
-        s.index.set(2, 0);
+        s.index.write(2, 0);
         s.check_invariants();
     }
 }
