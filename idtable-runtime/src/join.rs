@@ -116,39 +116,30 @@ pub trait Container {
     fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>;
 }
 
-impl<T: Record, I: Id> Container for SoaStorage<T, I> {
-    type Index = crate::IdTable<I>;
-    type Record = T;
-    #[inline(always)]
-    fn rows(&self) -> &Rows<Self::Index, T> {
-        self
-    }
-    #[inline(always)]
-    fn rows_mut(&mut self) -> &mut Rows<Self::Index, T> {
-        self
-    }
-    #[inline(always)]
-    fn remove_row(&mut self, key: I) -> Option<T> {
-        self.remove(key)
-    }
+/// The runtime's two containers: each is its rows (through `Deref`).
+macro_rules! container {
+    ([$($gen:tt)*] $face:ty => $index:ty, $record:ident, $key:ident) => {
+        impl<$($gen)*> Container for $face {
+            type Index = $index;
+            type Record = $record;
+            #[inline(always)]
+            fn rows(&self) -> &Rows<Self::Index, $record> {
+                self
+            }
+            #[inline(always)]
+            fn rows_mut(&mut self) -> &mut Rows<Self::Index, $record> {
+                self
+            }
+            #[inline(always)]
+            fn remove_row(&mut self, key: $key) -> Option<$record> {
+                self.remove(key)
+            }
+        }
+    };
 }
 
-impl<K: Id, T: Record> Container for SoaMap<K, T> {
-    type Index = crate::map::SparseSet<K>;
-    type Record = T;
-    #[inline(always)]
-    fn rows(&self) -> &Rows<Self::Index, T> {
-        self
-    }
-    #[inline(always)]
-    fn rows_mut(&mut self) -> &mut Rows<Self::Index, T> {
-        self
-    }
-    #[inline(always)]
-    fn remove_row(&mut self, key: K) -> Option<T> {
-        self.remove(key)
-    }
-}
+container!([T: Record, I: Id] SoaStorage<T, I> => crate::IdTable<I>, T, I);
+container!([K: Id, T: Record] SoaMap<K, T> => crate::map::SparseSet<K>, T, K);
 
 /// An optional source: the join yields `Some(item)` where the key is held,
 /// `None` where it is not, and never skips a key for it. See the
@@ -348,88 +339,62 @@ impl<'a, C: Container> IntoSource for &'a mut C {
     }
 }
 
-impl<'a, X: RowIndex, T: Record + 'a> Source for Shared<'a, X, T> {
-    type Key = KeyOf<X>;
-    type Item<'b>
-        = T::Ref<'b>
-    where
-        Self: 'b;
-    type Probe = usize;
-    type Required = Yes;
-    const ORDER: u8 = 1;
+/// The two container sources: the same keys and probes, shared or
+/// mutable rows.
+macro_rules! container_source {
+    ($name:ident, $view:ident, |$self:ident, $dense:ident| $fetch:expr) => {
+        impl<'a, X: RowIndex, T: Record + 'a> Source for $name<'a, X, T> {
+            type Key = KeyOf<X>;
+            type Item<'b>
+                = T::$view<'b>
+            where
+                Self: 'b;
+            type Probe = usize;
+            type Required = Yes;
+            const ORDER: u8 = 1;
 
-    #[inline(always)]
-    fn driver_len(&self) -> Option<usize> {
-        Some(self.keys.len())
-    }
-    #[inline(always)]
-    fn key_at(&self, dense: usize) -> Self::Key {
-        self.keys[dense]
-    }
-    #[inline(always)]
-    fn at_dense(&self, dense: usize) -> usize {
-        dense
-    }
-    #[inline(always)]
-    fn probe(&self, key: Self::Key) -> Option<usize> {
-        self.index.find(key)
-    }
-    #[inline(always)]
-    unsafe fn fetch<'b>(&self, _key: Self::Key, dense: usize) -> T::Ref<'b>
-    where
-        Self: 'b,
-    {
-        let row = match self.rows.get(dense) {
-            Some(row) => make_ref::<T>(row),
-            None => unreachable!("a probed position is a row"),
-        };
-        // SAFETY: a shared row borrowed for `'a`, handed out for `'b`, which
-        // `Self: 'b` keeps within `'a`.
-        unsafe { relife::<T::Ref<'a>, T::Ref<'b>>(row) }
-    }
+            #[inline(always)]
+            fn driver_len(&self) -> Option<usize> {
+                Some(self.keys.len())
+            }
+            #[inline(always)]
+            fn key_at(&self, dense: usize) -> Self::Key {
+                self.keys[dense]
+            }
+            #[inline(always)]
+            fn at_dense(&self, dense: usize) -> usize {
+                dense
+            }
+            #[inline(always)]
+            fn probe(&self, key: Self::Key) -> Option<usize> {
+                self.index.find(key)
+            }
+            #[inline(always)]
+            unsafe fn fetch<'b>(&$self, _key: Self::Key, $dense: usize) -> T::$view<'b>
+            where
+                Self: 'b,
+            {
+                let row: T::$view<'a> = $fetch;
+                // SAFETY: the row is borrowed for `'a` and handed out for
+                // `'b`, which `Self: 'b` keeps within `'a`.
+                unsafe { relife::<T::$view<'a>, T::$view<'b>>(row) }
+            }
+        }
+    };
 }
 
-impl<'a, X: RowIndex, T: Record + 'a> Source for Exclusive<'a, X, T> {
-    type Key = KeyOf<X>;
-    type Item<'b>
-        = T::Mut<'b>
-    where
-        Self: 'b;
-    type Probe = usize;
-    type Required = Yes;
-    const ORDER: u8 = 1;
-
-    #[inline(always)]
-    fn driver_len(&self) -> Option<usize> {
-        Some(self.keys.len())
-    }
-    #[inline(always)]
-    fn key_at(&self, dense: usize) -> Self::Key {
-        self.keys[dense]
-    }
-    #[inline(always)]
-    fn at_dense(&self, dense: usize) -> usize {
-        dense
-    }
-    #[inline(always)]
-    fn probe(&self, key: Self::Key) -> Option<usize> {
-        self.index.find(key)
-    }
-    #[inline(always)]
-    unsafe fn fetch<'b>(&self, _key: Self::Key, dense: usize) -> T::Mut<'b>
-    where
-        Self: 'b,
-    {
-        // SAFETY: `dense` is a row of the index (the probe or the driver's
-        // position), so below the length the index and the columns share;
-        // the caller hands each key's row out once at a time, and one key
-        // has one row.
-        let row = unsafe { self.rows.row(dense) };
-        // SAFETY: the row is borrowed mutably for `'a`, handed out for `'b`,
-        // which `Self: 'b` keeps within `'a`.
-        unsafe { relife::<T::Mut<'a>, T::Mut<'b>>(make_mut::<T>(row)) }
-    }
-}
+container_source!(Shared, Ref, |self, dense| match self.rows.get(dense) {
+    Some(row) => make_ref::<T>(row),
+    None => unreachable!("a probed position is a row"),
+});
+container_source!(Exclusive, Mut, |self, dense| {
+    // SAFETY: `dense` is a row of the index (the probe or the driver's
+    // position), so below the length the index and the columns share; the
+    // caller hands each key's row out once at a time, and one key has one
+    // row.
+    let row = unsafe { self.rows.row(dense) };
+    make_mut::<T>(row)
+});
 
 #[cfg(target_endian = "little")]
 impl<K: Id> IntoSource for &DataMap<K> {

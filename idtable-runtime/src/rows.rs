@@ -655,22 +655,30 @@ pub struct Drain<'a, X: RowIndex, T: Record> {
     rows: &'a mut Rows<X, T>,
 }
 
-impl<X: RowIndex, T: Record> Iterator for Drain<'_, X, T> {
-    type Item = (KeyOf<X>, T);
+/// The iterators that pop the rows, last first: `(key, value)` each.
+macro_rules! popping_iter {
+    ($name:ident $(<$lt:lifetime>)?) => {
+        impl<X: RowIndex, T: Record> Iterator for $name<$($lt,)? X, T> {
+            type Item = (KeyOf<X>, T);
 
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.rows.pop()
-    }
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                self.rows.pop()
+            }
 
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.rows.len(), Some(self.rows.len()))
-    }
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (self.rows.len(), Some(self.rows.len()))
+            }
+        }
+
+        impl<X: RowIndex, T: Record> ExactSizeIterator for $name<$($lt,)? X, T> {}
+        impl<X: RowIndex, T: Record> FusedIterator for $name<$($lt,)? X, T> {}
+    };
 }
 
-impl<X: RowIndex, T: Record> ExactSizeIterator for Drain<'_, X, T> {}
-impl<X: RowIndex, T: Record> FusedIterator for Drain<'_, X, T> {}
+popping_iter!(Drain<'_>);
+popping_iter!(IntoIter);
 
 impl<X: RowIndex, T: Record> Drop for Drain<'_, X, T> {
     fn drop(&mut self) {
@@ -690,23 +698,6 @@ impl<X: RowIndex, T: Record> IntoIter<X, T> {
         IntoIter { rows }
     }
 }
-
-impl<X: RowIndex, T: Record> Iterator for IntoIter<X, T> {
-    type Item = (KeyOf<X>, T);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.rows.pop()
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.rows.len(), Some(self.rows.len()))
-    }
-}
-
-impl<X: RowIndex, T: Record> ExactSizeIterator for IntoIter<X, T> {}
-impl<X: RowIndex, T: Record> FusedIterator for IntoIter<X, T> {}
 
 impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a Rows<X, T> {
     type Item = (KeyOf<X>, T::Ref<'a>);
