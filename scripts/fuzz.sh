@@ -33,7 +33,7 @@ if ! cargo +nightly fuzz --help >/dev/null 2>&1; then
     exit 0
 fi
 
-targets=(data_from_bytes data_edits data_map_from_bytes data_map_edits allocator_ops allocator_load)
+targets=(data_from_bytes data_edits data_map_from_bytes data_map_edits allocator_ops allocator_load soa_map_edits)
 mkdir -p fuzz/artifacts
 failed=()
 for target in "${targets[@]}"; do

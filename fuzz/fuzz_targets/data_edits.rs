@@ -9,7 +9,7 @@
 
 use arbitrary::Arbitrary;
 use idtable::data::DataComponent;
-use idtable_fuzz::{Checked, DataOp};
+use idtable_test_kit::data::{Checked, DataOp};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

@@ -8,7 +8,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use idtable::data::{DataComponent, Key};
-use idtable_fuzz::{read_everything, Checked, DataOp, KeySel, ValueIn};
+use idtable_test_kit::data::{read_everything, Checked, DataOp, KeySel, ValueIn};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

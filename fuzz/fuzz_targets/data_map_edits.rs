@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use idtable_fuzz::map::{CheckedMap, MapOp};
+use idtable_test_kit::data_map::{CheckedMap, MapOp};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|ops: Vec<MapOp>| {

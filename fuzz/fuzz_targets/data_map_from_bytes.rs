@@ -9,7 +9,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use idtable::data::{DataError, DataMap, Key, MAX_BYTES};
 use idtable::{Id, Id24_8, Id32_32};
-use idtable_fuzz::map::{assert_same_contents, read_map, CheckedMap, MapOp};
+use idtable_test_kit::data_map::{assert_same_contents, read_map, CheckedMap, MapOp};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

@@ -1,7 +1,7 @@
 //! `DataMap`: many entities' data in one buffer. Behaviour of each
 //! operation, ids (stale ones from a real table that reuses slots), the
-//! saved form under truncation and corruption, and a model test against a
-//! `HashMap<K, DataComponent>`.
+//! saved form under truncation and corruption, and a model test against the
+//! test kit's model of entities (`idtable_test_kit::data_map`).
 
 use std::collections::HashMap;
 
@@ -10,7 +10,9 @@ use idtable_runtime::{Id, Id24_8, Id32_32, IdTable};
 use proptest::prelude::*;
 
 mod support;
-use support::{single_byte_corruptions, value, OwnedValue};
+use idtable_test_kit::data_map::strategy::op;
+use idtable_test_kit::data_map::{stale_rule, CheckedMap, MapOp};
+use support::single_byte_corruptions;
 
 fn id(index: usize, generation: u32) -> Id24_8 {
     Id24_8::new(index, generation).unwrap()
@@ -484,197 +486,23 @@ fn each_kind_of_corruption_is_named_by_its_error() {
 }
 
 // ----- the model test -----
+//
+// The test kit's model (`idtable_test_kit::data_map`, shared with the fuzz
+// target `data_map_edits`): each edit's own answers are compared at once,
+// every id ever issued (through every getter, for every pool key) and a
+// reload every 8 edits, and once more at the end.
 
-/// A small pool of keys so that sets often overwrite and removes often hit.
-const KEYS: [Key; 6] = [
-    Key::new("name"),
-    Key::path(&["stats", "health"]),
-    Key::new("level"),
-    Key::new("inventory"),
-    Key::new("drunk"),
-    Key::path(&[]),
-];
-
-#[derive(Clone, Debug)]
-enum Op {
-    /// A new object in the table (which reuses freed slots).
-    Spawn,
-    /// Removes object `n` (of those ever spawned) from the table; its data
-    /// stays in the map unless `also_data`.
-    Despawn(usize, bool),
-    Set(usize, usize, OwnedValue),
-    /// Grows one entity by many keys with long values.
-    Grow(usize, usize),
-    RemoveKey(usize, usize),
-    /// Removes most keys of one entity.
-    Shrink(usize),
-    Remove(usize),
-    Insert(usize, usize),
-    SaveLoad,
-    ShrinkToFit,
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let n = 0..64_usize;
-    prop_oneof![
-        6 => Just(Op::Spawn),
-        2 => (n.clone(), any::<bool>()).prop_map(|(i, d)| Op::Despawn(i, d)),
-        20 => (n.clone(), 0..KEYS.len(), value(20)).prop_map(|(i, k, v)| Op::Set(i, k, v)),
-        1 => (n.clone(), 1..60_usize).prop_map(|(i, k)| Op::Grow(i, k)),
-        5 => (n.clone(), 0..KEYS.len()).prop_map(|(i, k)| Op::RemoveKey(i, k)),
-        1 => n.clone().prop_map(Op::Shrink),
-        2 => n.clone().prop_map(Op::Remove),
-        1 => (n.clone(), n.clone()).prop_map(|(i, j)| Op::Insert(i, j)),
-        1 => Just(Op::SaveLoad),
-        1 => Just(Op::ShrinkToFit),
-    ]
-}
-
-/// Applies a successful write for `id` to the model: data of an older id of
-/// the same slot is dropped. An id older than the held one is refused (and
-/// the model is left as it is).
-fn model_slot(model: &mut HashMap<Id24_8, DataComponent>, id: Id24_8) -> Result<(), DataError> {
-    let held: Vec<Id24_8> = model
-        .keys()
-        .copied()
-        .filter(|k| k.index() == id.index() && *k != id)
-        .collect();
-    if held.iter().any(|k| k.generation() > id.generation()) {
-        return Err(DataError::StaleId { index: id.index() });
+fn run(ops: &[MapOp]) -> usize {
+    let mut c = CheckedMap::new(8);
+    for op in ops {
+        c.apply(op);
     }
-    for k in held {
-        model.remove(&k);
-    }
-    Ok(())
-}
-
-fn check(
-    map: &DataMap<Id24_8>,
-    model: &HashMap<Id24_8, DataComponent>,
-    spawned: &[Id24_8],
-) -> Result<(), TestCaseError> {
-    prop_assert_eq!(map.len(), model.len());
-    prop_assert_eq!(map.ids().len(), model.len());
-    for &i in map.ids() {
-        prop_assert!(model.contains_key(&i));
-    }
-    for &i in spawned {
-        let (found, expected) = (map.entity(i), model.get(&i));
-        prop_assert_eq!(map.contains(i), expected.is_some());
-        match (found, expected) {
-            (Some(f), Some(e)) => {
-                prop_assert!(f == e.view(), "{:?}: {:?} vs {:?}", i, f, e);
-                for key in KEYS {
-                    prop_assert_eq!(map.get_i32(i, key), e.get_i32(key));
-                    prop_assert_eq!(map.get_str(i, key), e.get_str(key));
-                }
-            }
-            (None, None) => {}
-            (f, e) => prop_assert!(false, "{:?}: {:?} vs {:?}", i, f, e),
-        }
-    }
-    Ok(())
-}
-
-fn run(ops: &[Op]) -> Result<usize, TestCaseError> {
-    let mut table = IdTable::<Id24_8>::new();
-    let mut spawned: Vec<Id24_8> = Vec::new();
-    let mut map: DataMap<Id24_8> = DataMap::new();
-    let mut model: HashMap<Id24_8, DataComponent> = HashMap::new();
-    let pick = |spawned: &[Id24_8], n: usize| spawned.get(n % spawned.len().max(1)).copied();
-    for (step, op) in ops.iter().enumerate() {
-        match op {
-            Op::Spawn => spawned.push(table.insert().0),
-            Op::Despawn(n, also_data) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    table.remove(i);
-                    if *also_data {
-                        prop_assert_eq!(map.remove(i), model.remove(&i).is_some());
-                    }
-                }
-            }
-            Op::Set(n, k, v) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    let expected = model_slot(&mut model, i);
-                    let got = map.set(i, KEYS[*k], v.as_value());
-                    prop_assert_eq!(&got, &expected);
-                    if expected.is_ok() {
-                        model
-                            .entry(i)
-                            .or_default()
-                            .set(KEYS[*k], v.as_value())
-                            .unwrap();
-                    }
-                }
-            }
-            Op::Grow(n, count) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    for c in 0..*count {
-                        let key = Key::new("grow").join(&c.to_string());
-                        let text = "g".repeat(c % 40);
-                        let expected = model_slot(&mut model, i);
-                        prop_assert_eq!(map.set(i, key, text.as_str()), expected.clone());
-                        if expected.is_err() {
-                            break;
-                        }
-                        model.entry(i).or_default().set(key, text.as_str()).unwrap();
-                    }
-                }
-            }
-            Op::RemoveKey(n, k) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    let expected = model.get_mut(&i).is_some_and(|c| c.remove(KEYS[*k]));
-                    prop_assert_eq!(map.remove_key(i, KEYS[*k]), expected);
-                }
-            }
-            Op::Shrink(n) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    let keys: Vec<Key> = model
-                        .get(&i)
-                        .map(|c| c.iter().map(|(k, _)| k).collect())
-                        .unwrap_or_default();
-                    for key in keys.iter().skip(1) {
-                        prop_assert!(map.remove_key(i, *key));
-                        model.get_mut(&i).unwrap().remove(*key);
-                    }
-                }
-            }
-            Op::Remove(n) => {
-                if let Some(i) = pick(&spawned, *n) {
-                    prop_assert_eq!(map.remove(i), model.remove(&i).is_some());
-                }
-            }
-            Op::Insert(n, from) => {
-                if let (Some(i), Some(j)) = (pick(&spawned, *n), pick(&spawned, *from)) {
-                    let component = model.get(&j).cloned().unwrap_or_default();
-                    let expected = model_slot(&mut model, i);
-                    prop_assert_eq!(map.insert(i, &component), expected.clone());
-                    if expected.is_ok() {
-                        let copy = map.to_component(i);
-                        prop_assert_eq!(copy.as_ref(), Some(&component));
-                        model.insert(i, component);
-                    }
-                }
-            }
-            Op::SaveLoad => {
-                let saved = map.as_bytes().to_vec();
-                map =
-                    DataMap::from_bytes(&saved).map_err(|e| TestCaseError::fail(e.to_string()))?;
-                prop_assert_eq!(map.as_bytes(), &saved[..]);
-            }
-            Op::ShrinkToFit => map.shrink_to_fit(),
-        }
-        // Every answer for every id ever issued, every few steps (each
-        // step's own answers were compared above).
-        if step % 8 == 0 {
-            check(&map, &model, &spawned)?;
-        }
-    }
-    let loaded = DataMap::<Id24_8>::from_bytes(map.as_bytes())
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(loaded.as_bytes(), map.as_bytes());
-    check(&loaded, &model, &spawned)?;
-    Ok(ops.len())
+    c.check();
+    let loaded = DataMap::<Id24_8>::from_bytes(c.map.as_bytes()).unwrap();
+    assert_eq!(loaded.as_bytes(), c.map.as_bytes());
+    c.map = loaded;
+    c.check();
+    ops.len()
 }
 
 /// Cases × operations per case: 200 × 500 = 100,000 operations (a few under
@@ -690,7 +518,22 @@ proptest! {
     })]
 
     #[test]
-    fn random_edits_match_a_hashmap_of_components(ops in prop::collection::vec(op(), OPS)) {
-        run(&ops)?;
+    fn random_edits_match_a_model_of_entities(ops in prop::collection::vec(op(), OPS)) {
+        run(&ops);
     }
+}
+
+/// The model itself must be able to fail: a write with a stale id is
+/// refused by the model's rule.
+#[test]
+fn the_stale_rule_refuses_an_older_id() {
+    let mut model: HashMap<Id24_8, ()> = HashMap::new();
+    let (old, new) = (id(3, 1), id(3, 2));
+    model.insert(new, ());
+    assert_eq!(
+        stale_rule(&model, old),
+        Err(DataError::StaleId { index: 3 })
+    );
+    assert_eq!(stale_rule(&model, id(3, 3)), Ok(vec![new]));
+    assert_eq!(stale_rule(&model, new), Ok(vec![]));
 }

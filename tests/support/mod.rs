@@ -22,5 +22,4 @@ impl Rng {
     }
 }
 
-pub mod fifo_model;
 pub mod probe;

@@ -1,19 +1,50 @@
-//! Shared pieces of the `DataComponent` fuzz targets: arbitrary edit
-//! operations, a `BTreeMap` model of a component, and the checks that compare
-//! the two.
+//! `DataComponent` against a model: a `BTreeMap` from key hash to an owned
+//! value (floats as bits, so NaNs compare), with the format's exact size
+//! rules (a set fails with `TooLarge` exactly when the documented minimum
+//! size of the result exceeds `MAX_BYTES`, and then changes nothing;
+//! `shrink_to_fit` leaves exactly the minimum).
 //!
-//! Every check panics on a mismatch, which libFuzzer reports as a crash.
-
-pub mod map;
+//! [`Checked`] keeps a component and its model in step; every check panics
+//! at the first difference. The owned values, key choices and typed-getter
+//! checks are shared with [`data_map`](crate::data_map).
 
 use std::collections::{BTreeMap, HashSet};
 
-use arbitrary::Arbitrary;
 use idtable::data::{DataComponent, DataError, DataRef, Key, Value, MAX_BYTES};
 
-/// A key: one of a small pool of named keys (so edits hit the same keys
-/// often), or any hash.
-#[derive(Arbitrary, Debug, Clone, Copy)]
+/// The keys a [`KeySel::Pool`] picks from: few, so that sets often overwrite
+/// and removes often hit; flat and nested names, the empty key and the empty
+/// path, a name with a dot next to the path it looks like.
+pub const POOL: [Key; 23] = [
+    Key::new("name"),
+    Key::path(&["stats", "health"]),
+    Key::new("level"),
+    Key::new("inventory"),
+    Key::new("drunk"),
+    Key::path(&[]),
+    Key::path(&["stats", "mana"]),
+    Key::new("stats.health"),
+    Key::path(&["status_effects", "drunk"]),
+    Key::new("color"),
+    Key::new(""),
+    Key::path(&["pool", "a"]),
+    Key::path(&["pool", "b"]),
+    Key::path(&["pool", "c"]),
+    Key::path(&["pool", "name"]),
+    Key::path(&["pool", "health"]),
+    Key::path(&["pool", "mana"]),
+    Key::path(&["pool", "x.y"]),
+    Key::path(&["pool", ""]),
+    Key::path(&["pool", "é"]),
+    Key::path(&["pool", "drunk"]),
+    Key::path(&["pool", "pos"]),
+    Key::path(&["pool", "color"]),
+];
+
+/// A key: one of the [`POOL`] (so edits hit the same keys often), or any
+/// hash.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum KeySel {
     Pool(u8),
     Hash(u32),
@@ -22,20 +53,18 @@ pub enum KeySel {
 impl KeySel {
     pub fn key(self) -> Key {
         match self {
-            KeySel::Pool(n) => Key::path(&["pool", POOL[usize::from(n) % POOL.len()]]),
+            KeySel::Pool(n) => POOL[usize::from(n) % POOL.len()],
             KeySel::Hash(h) => Key::from_hash(h),
         }
     }
 }
 
-const POOL: [&str; 12] = [
-    "a", "b", "c", "name", "health", "mana", "x.y", "", "é", "drunk", "pos", "color",
-];
-
 /// A value to set. The `Big*` variants reach the format's size limit.
-#[derive(Arbitrary, Debug, Clone)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ValueIn {
     Bool(bool),
+    /// A float by its bits (NaNs and negative zero included).
     Float(u32),
     Int(i32),
     Str(String),
@@ -46,9 +75,9 @@ pub enum ValueIn {
     BigFloats(u16),
 }
 
-/// The model's copy of a value; floats as bits so NaNs compare.
+/// An owned copy of a value; floats as bits so NaNs compare.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MVal {
+pub enum OwnedValue {
     Bool(bool),
     Float(u32),
     Int(i32),
@@ -57,33 +86,34 @@ pub enum MVal {
 }
 
 impl ValueIn {
-    pub fn to_model(&self) -> MVal {
+    /// The value this stands for.
+    pub fn to_model(&self) -> OwnedValue {
         match self {
-            ValueIn::Bool(b) => MVal::Bool(*b),
-            ValueIn::Float(bits) => MVal::Float(*bits),
-            ValueIn::Int(x) => MVal::Int(*x),
-            ValueIn::Str(s) => MVal::Str(s.clone()),
-            ValueIn::Floats(xs) => MVal::Floats(xs.clone()),
+            ValueIn::Bool(b) => OwnedValue::Bool(*b),
+            ValueIn::Float(bits) => OwnedValue::Float(*bits),
+            ValueIn::Int(x) => OwnedValue::Int(*x),
+            ValueIn::Str(s) => OwnedValue::Str(s.clone()),
+            ValueIn::Floats(xs) => OwnedValue::Floats(xs.clone()),
             ValueIn::BigStr(len, byte) => {
                 let c = char::from(b'a' + byte % 26);
-                MVal::Str(std::iter::repeat_n(c, usize::from(*len) * 2).collect())
+                OwnedValue::Str(std::iter::repeat_n(c, usize::from(*len) * 2).collect())
             }
             ValueIn::BigFloats(len) => {
-                MVal::Floats((0..u32::from(*len)).map(|i| (i as f32).to_bits()).collect())
+                OwnedValue::Floats((0..u32::from(*len)).map(|i| (i as f32).to_bits()).collect())
             }
         }
     }
 }
 
-impl MVal {
+impl OwnedValue {
     /// Calls `f` with this value as a `Value`.
     pub fn with_value<R>(&self, f: impl FnOnce(Value<'_>) -> R) -> R {
         match self {
-            MVal::Bool(b) => f(Value::Bool(*b)),
-            MVal::Float(bits) => f(Value::Float(f32::from_bits(*bits))),
-            MVal::Int(x) => f(Value::Int(*x)),
-            MVal::Str(s) => f(Value::Str(s)),
-            MVal::Floats(xs) => {
+            OwnedValue::Bool(b) => f(Value::Bool(*b)),
+            OwnedValue::Float(bits) => f(Value::Float(f32::from_bits(*bits))),
+            OwnedValue::Int(x) => f(Value::Int(*x)),
+            OwnedValue::Str(s) => f(Value::Str(s)),
+            OwnedValue::Floats(xs) => {
                 let floats: Vec<f32> = xs.iter().map(|&b| f32::from_bits(b)).collect();
                 f(Value::Floats(&floats))
             }
@@ -98,25 +128,26 @@ impl MVal {
     /// Words of payload this value takes in the buffer.
     pub fn payload_words(&self) -> usize {
         match self {
-            MVal::Str(s) => s.len().div_ceil(4),
-            MVal::Floats(xs) => xs.len(),
+            OwnedValue::Str(s) => s.len().div_ceil(4),
+            OwnedValue::Floats(xs) => xs.len(),
             _ => 0,
         }
     }
 
-    pub fn from_value(v: Value<'_>) -> MVal {
+    pub fn from_value(v: Value<'_>) -> OwnedValue {
         match v {
-            Value::Bool(b) => MVal::Bool(b),
-            Value::Float(x) => MVal::Float(x.to_bits()),
-            Value::Int(x) => MVal::Int(x),
-            Value::Str(s) => MVal::Str(s.to_owned()),
-            Value::Floats(xs) => MVal::Floats(xs.iter().map(|x| x.to_bits()).collect()),
+            Value::Bool(b) => OwnedValue::Bool(b),
+            Value::Float(x) => OwnedValue::Float(x.to_bits()),
+            Value::Int(x) => OwnedValue::Int(x),
+            Value::Str(s) => OwnedValue::Str(s.to_owned()),
+            Value::Floats(xs) => OwnedValue::Floats(xs.iter().map(|x| x.to_bits()).collect()),
         }
     }
 }
 
 /// One edit of a component.
-#[derive(Arbitrary, Debug, Clone)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum DataOp {
     Set(KeySel, ValueIn),
     Remove(KeySel),
@@ -131,11 +162,14 @@ pub enum DataOp {
     ReloadMisaligned,
 }
 
+/// One entity's or one component's contents: key hash to value.
+pub type Entries = BTreeMap<u32, OwnedValue>;
+
 /// A component and its model, kept in step.
 #[derive(Default)]
 pub struct Checked {
     pub dc: DataComponent,
-    pub model: BTreeMap<u32, MVal>,
+    pub model: Entries,
 }
 
 /// Words the fixed header and the entry arrays of `n` entries take.
@@ -144,8 +178,8 @@ pub fn header_words(n: usize) -> usize {
 }
 
 /// The smallest buffer, in words, that holds `model`.
-pub fn needed_words(model: &BTreeMap<u32, MVal>) -> usize {
-    header_words(model.len()) + model.values().map(MVal::payload_words).sum::<usize>()
+pub fn needed_words(model: &Entries) -> usize {
+    header_words(model.len()) + model.values().map(OwnedValue::payload_words).sum::<usize>()
 }
 
 impl Checked {
@@ -153,7 +187,7 @@ impl Checked {
     pub fn from_loaded(dc: DataComponent) -> Checked {
         let mut model = BTreeMap::new();
         for (key, value) in dc.iter() {
-            let old = model.insert(key.to_hash(), MVal::from_value(value));
+            let old = model.insert(key.to_hash(), OwnedValue::from_value(value));
             assert!(old.is_none(), "iter yields {key:?} twice");
         }
         let c = Checked { dc, model };
@@ -161,6 +195,8 @@ impl Checked {
         c
     }
 
+    /// Applies `op` to the component and the model, comparing every
+    /// answer, then [`check`](Checked::check)s.
     pub fn apply(&mut self, op: &DataOp) {
         match op {
             DataOp::Set(k, v) => {
@@ -195,7 +231,7 @@ impl Checked {
             }
             DataOp::Get(k) => {
                 let key = k.key();
-                let got = self.dc.get(key).map(MVal::from_value);
+                let got = self.dc.get(key).map(OwnedValue::from_value);
                 assert_eq!(got.as_ref(), self.model.get(&key.to_hash()), "get({key:?})");
             }
             DataOp::Clear => {
@@ -239,8 +275,9 @@ impl Checked {
         self.check();
     }
 
-    /// The component holds exactly the model, reads agree with each other,
-    /// and its bytes are a valid saved form.
+    /// The component holds exactly the model (every pool key present or
+    /// absent as the model says), reads agree with each other, and its
+    /// bytes are a valid saved form that loads to the same contents.
     pub fn check(&self) {
         let dc = &self.dc;
         assert_eq!(dc.len(), self.model.len(), "len");
@@ -260,29 +297,43 @@ impl Checked {
         for (&hash, want) in &self.model {
             let key = Key::from_hash(hash);
             assert!(dc.contains(key));
-            let got = dc.get(key).map(MVal::from_value);
+            let got = dc.get(key).map(OwnedValue::from_value);
             assert_eq!(got.as_ref(), Some(want), "get({key:?})");
             check_typed_getters(dc.view(), key, want);
         }
-        let mut seen = HashSet::new();
-        let iter = dc.iter();
-        assert_eq!(iter.len(), self.model.len());
-        for (key, value) in iter {
-            assert!(seen.insert(key.to_hash()), "iter yields {key:?} twice");
-            assert_eq!(
-                self.model.get(&key.to_hash()),
-                Some(&MVal::from_value(value))
-            );
+        for key in POOL {
+            let want = self.model.get(&key.to_hash());
+            assert_eq!(dc.contains(key), want.is_some(), "contains({key:?})");
+            let got = dc.get(key).map(OwnedValue::from_value);
+            assert_eq!(got.as_ref(), want, "get({key:?})");
         }
+        assert_eq!(entries(dc.view()), self.model, "iter");
         let bytes = dc.as_bytes();
         let loaded = DataComponent::from_bytes(bytes).expect("as_bytes always reloads");
         assert_eq!(loaded.as_bytes(), bytes);
-        assert_eq!(loaded.len(), dc.len());
+        assert_eq!(entries(loaded.view()), self.model, "iter after a reload");
     }
 }
 
+/// The entries of a component or an entity (each key once, checked), and
+/// `iter()`'s exact length.
+pub fn entries(dc: DataRef<'_>) -> Entries {
+    let iter = dc.iter();
+    let len = iter.len();
+    let mut seen = HashSet::new();
+    let out: Entries = iter
+        .map(|(key, value)| {
+            assert!(seen.insert(key.to_hash()), "iter yields {key:?} twice");
+            (key.to_hash(), OwnedValue::from_value(value))
+        })
+        .collect();
+    assert_eq!(out.len(), len, "iter().len()");
+    assert_eq!(dc.len(), len, "len() and iter()");
+    out
+}
+
 /// The typed getters return the value exactly when its type matches.
-pub fn check_typed_getters(dc: DataRef<'_>, key: Key, want: &MVal) {
+pub fn check_typed_getters(dc: DataRef<'_>, key: Key, want: &OwnedValue) {
     let b = dc.get_bool(key);
     let f = dc.get_f32(key).map(f32::to_bits);
     let i = dc.get_i32(key);
@@ -304,23 +355,23 @@ pub fn check_typed_getters(dc: DataRef<'_>, key: Key, want: &MVal) {
         );
     };
     match want {
-        MVal::Bool(v) => {
+        OwnedValue::Bool(v) => {
             none_but(0);
             assert_eq!(b, Some(*v));
         }
-        MVal::Float(v) => {
+        OwnedValue::Float(v) => {
             none_but(1);
             assert_eq!(f, Some(*v));
         }
-        MVal::Int(v) => {
+        OwnedValue::Int(v) => {
             none_but(2);
             assert_eq!(i, Some(*v));
         }
-        MVal::Str(v) => {
+        OwnedValue::Str(v) => {
             none_but(3);
             assert_eq!(s, Some(v.as_str()));
         }
-        MVal::Floats(v) => {
+        OwnedValue::Floats(v) => {
             none_but(4);
             assert_eq!(fs.as_ref(), Some(v));
         }
@@ -333,8 +384,11 @@ pub fn read_everything(dc: &DataComponent) {
     let mut seen = HashSet::new();
     for (key, value) in dc.iter() {
         assert!(seen.insert(key.to_hash()), "iter yields {key:?} twice");
-        let want = MVal::from_value(value);
-        assert_eq!(dc.get(key).map(MVal::from_value).as_ref(), Some(&want));
+        let want = OwnedValue::from_value(value);
+        assert_eq!(
+            dc.get(key).map(OwnedValue::from_value).as_ref(),
+            Some(&want)
+        );
         check_typed_getters(dc.view(), key, &want);
         if let Value::Str(s) = value {
             // A `&str` handed out must be UTF-8 (the unchecked read in the
@@ -344,4 +398,55 @@ pub fn read_everything(dc: &DataComponent) {
     }
     assert_eq!(seen.len(), dc.len());
     let _ = format!("{dc:?}");
+}
+
+/// proptest strategies for keys, values and edits.
+#[cfg(feature = "proptest")]
+pub mod strategy {
+    use proptest::prelude::*;
+
+    use super::{DataOp, KeySel, ValueIn, POOL};
+
+    /// One of the first `among` pool keys most of the time, any hash now
+    /// and then.
+    pub fn key_sel(among: usize) -> impl Strategy<Value = KeySel> {
+        let among = among.clamp(1, POOL.len()) as u8;
+        prop_oneof![
+            8 => (0..among).prop_map(KeySel::Pool),
+            1 => any::<u32>().prop_map(KeySel::Hash),
+        ]
+    }
+
+    /// Any value, with strings and arrays of up to `max_len` elements; with
+    /// `big`, now and then one past the size limit.
+    pub fn value(max_len: usize, big: bool) -> impl Strategy<Value = ValueIn> {
+        let big_weight = u32::from(big);
+        prop_oneof![
+            4 => any::<bool>().prop_map(ValueIn::Bool),
+            4 => any::<u32>().prop_map(ValueIn::Float),
+            4 => any::<i32>().prop_map(ValueIn::Int),
+            4 => prop::collection::vec(any::<char>(), 0..max_len)
+                .prop_map(|cs| ValueIn::Str(cs.into_iter().collect())),
+            4 => prop::collection::vec(any::<u32>(), 0..max_len).prop_map(ValueIn::Floats),
+            big_weight => (any::<u16>(), any::<u8>()).prop_map(|(n, b)| ValueIn::BigStr(n, b)),
+            big_weight => any::<u16>().prop_map(ValueIn::BigFloats),
+        ]
+    }
+
+    /// One edit, sets likeliest, on the first 11 pool keys (flat and
+    /// nested names, a dotted name, the empty key and the empty path) and
+    /// now and then any hash; values up to `max_len` long (with `big`, some
+    /// past the size limit).
+    pub fn op(max_len: usize, big: bool) -> impl Strategy<Value = DataOp> {
+        prop_oneof![
+            12 => (key_sel(11), value(max_len, big)).prop_map(|(k, v)| DataOp::Set(k, v)),
+            4 => key_sel(11).prop_map(DataOp::Remove),
+            2 => key_sel(11).prop_map(DataOp::Get),
+            1 => Just(DataOp::Clear),
+            1 => Just(DataOp::ShrinkToFit),
+            1 => Just(DataOp::Reload),
+            1 => Just(DataOp::CloneIt),
+            1 => Just(DataOp::ReloadMisaligned),
+        ]
+    }
 }
