@@ -155,3 +155,80 @@ fn a_table_and_a_map_of_the_same_rows_answer_alike() {
     assert_eq!(drained_table, drained_map);
     assert!(table.is_empty());
 }
+
+/// `extract_if` removes exactly what `retain` would, yields each removed
+/// row once with its key, leaves every other key finding its row, and stops
+/// where the caller stops.
+#[test]
+fn extract_if_removes_what_retain_would_and_yields_it() {
+    #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+    pub struct Point {
+        pub x: i32,
+        pub name: String,
+    }
+
+    let mut allocator = PointAllocator::new();
+    let mut map: SoaMap<PointId, Point> = SoaMap::new();
+    let mut ids = Vec::new();
+    for n in 0..200 {
+        let p = Point {
+            x: (n * 37) % 11,
+            name: n.to_string(),
+        };
+        let id = allocator.insert(p.clone());
+        map.insert(id, p);
+        ids.push(id);
+    }
+    let mut kept_by_retain = allocator.clone();
+    kept_by_retain.retain(|_, p| *p.x >= 4);
+
+    let mut out: Vec<(PointId, Point)> = allocator.extract_if(|_, p| *p.x < 4).collect();
+    let mut out_map: Vec<(PointId, Point)> = map.extract_if(|_, p| *p.x < 4).collect();
+    out.sort_by_key(|(id, _)| *id);
+    out_map.sort_by_key(|(id, _)| *id);
+    assert_eq!(out, out_map);
+    assert_eq!(out.len() + allocator.len(), 200);
+    for (id, p) in &out {
+        assert!(p.x < 4 && p.name == ids.iter().position(|i| i == id).unwrap().to_string());
+        assert!(!allocator.contains(*id) && !map.contains_key(*id));
+    }
+    let mut left: Vec<PointId> = allocator.ids().to_vec();
+    let mut want: Vec<PointId> = kept_by_retain.ids().to_vec();
+    left.sort();
+    want.sort();
+    assert_eq!(left, want);
+    for &id in &left {
+        assert_eq!(
+            allocator.get(id).map(|p| p.name.clone()),
+            kept_by_retain.get(id).map(|p| p.name.clone())
+        );
+        assert_eq!(map.get(id).map(|p| *p.x), allocator.get(id).map(|p| *p.x));
+    }
+    allocator.check_invariants();
+    map.check_invariants();
+
+    // Stopped early: only what it yielded is gone.
+    let before = allocator.len();
+    let first: Vec<_> = allocator.extract_if(|_, _| true).take(3).collect();
+    assert_eq!((first.len(), allocator.len()), (3, before - 3));
+    allocator.check_invariants();
+}
+
+/// `extract_if` takes a struct that borrows.
+#[test]
+fn extract_if_of_a_borrowing_struct() {
+    let words: Vec<String> = ["a", "bb", "ccc"].map(String::from).to_vec();
+    let mut labels = LabelAllocator::new();
+    for (rank, word) in words.iter().enumerate() {
+        labels.insert(Label {
+            text: word,
+            rank: rank as u32,
+        });
+    }
+    let long: Vec<&str> = labels
+        .extract_if(|_, l| l.text.len() > 1)
+        .map(|(_, l)| l.text)
+        .collect();
+    assert_eq!(long.len(), 2);
+    assert_eq!(labels.columns().text, &["a"]);
+}

@@ -109,16 +109,19 @@ pub trait Container {
     ///
     /// See [`Sources`]'s example.
     fn rows_mut(&mut self) -> &mut Rows<Self::Index, Self::Record>;
-    /// Removes the row of `key` and returns it. See the
-    /// [module docs](self)'s example.
+    /// Removes the row of `key` and returns it (the last row moves into
+    /// the gap).
     ///
     /// See [`Sources`]'s example.
-    fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>;
+    #[inline(always)]
+    fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record> {
+        self.rows_mut().remove_key(key)
+    }
 }
 
 /// The runtime's two containers: each is its rows (through `Deref`).
 macro_rules! container {
-    ([$($gen:tt)*] $face:ty => $index:ty, $record:ident, $key:ident) => {
+    ([$($gen:tt)*] $face:ty => $index:ty, $record:ident) => {
         impl<$($gen)*> Container for $face {
             type Index = $index;
             type Record = $record;
@@ -130,16 +133,12 @@ macro_rules! container {
             fn rows_mut(&mut self) -> &mut Rows<Self::Index, $record> {
                 self
             }
-            #[inline(always)]
-            fn remove_row(&mut self, key: $key) -> Option<$record> {
-                self.remove(key)
-            }
         }
     };
 }
 
-container!([T: Record, I: Id] SoaStorage<T, I> => crate::IdTable<I>, T, I);
-container!([K: Id, T: Record] SoaMap<K, T> => crate::map::SparseSet<K>, T, K);
+container!([T: Record, I: Id] SoaStorage<T, I> => crate::IdTable<I>, T);
+container!([K: Id, T: Record] SoaMap<K, T> => crate::map::SparseSet<K>, T);
 
 /// An optional source: the join yields `Some(item)` where the key is held,
 /// `None` where it is not, and never skips a key for it. See the
@@ -240,6 +239,8 @@ pub trait Source: sealed::Sealed {
     /// When the join probes this source for a key: `Without` sources
     /// first (0), then required ones (1), then `Maybe` ones (2), so a key
     /// is rejected before the probes that cannot reject it.
+    ///
+    /// See [`Sources`]'s example.
     const ORDER: u8;
 
     /// The number of keys, for a required source (the join is driven by
@@ -594,6 +595,8 @@ pub trait IntoSources {
 /// }
 /// let maybe = Maybe(&burning).into_source(); // optional: never a driver
 /// assert_eq!(maybe.driver_len(), None);
+/// fn order<S: Source>(_: &S) -> u8 { S::ORDER } // probed after required sources
+/// assert_eq!(order(&maybe), 2);
 /// // SAFETY: a shared source; the probe is `maybe`'s answer for `a`.
 /// assert!(unsafe { maybe.fetch(a, maybe.probe(a).unwrap()) }.is_none());
 ///

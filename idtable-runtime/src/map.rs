@@ -140,6 +140,17 @@ impl<K: Id> sealed::Index for SparseSet<K> {
         SparseSet::pop(self)
     }
 
+    #[inline(always)]
+    fn remove_key(&mut self, key: K) -> Option<usize> {
+        self.remove(key)
+    }
+
+    fn swap_remove(&mut self, dense: usize) -> K {
+        let key = self.keys()[dense];
+        self.remove(key);
+        key
+    }
+
     fn clear(&mut self) {
         SparseSet::clear(self);
     }
@@ -303,8 +314,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// See [`SoaMap`]'s example.
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        let d = self.rows.index.remove(key)?;
-        Some(from_values(self.rows.columns.swap_remove(d)))
+        self.rows.remove_key(key)
     }
 
     /// `true` if `key` itself holds an entry.

@@ -95,6 +95,12 @@ pub(crate) mod sealed {
         fn swap_dense(&mut self, a: usize, b: usize);
         /// Removes the last row's key.
         fn pop(&mut self) -> Option<Self::Key>;
+        /// Removes the key at dense position `dense` (in bounds), moving
+        /// the last key into its place, and returns it.
+        fn swap_remove(&mut self, dense: usize) -> Self::Key;
+        /// Removes `key`, moving the last key into its place, and returns
+        /// the dense position it had; `None` if it holds no row.
+        fn remove_key(&mut self, key: Self::Key) -> Option<usize>;
         /// Removes every key.
         fn clear(&mut self);
         /// Removes the keys of the marked positions, keeping the others in
@@ -425,6 +431,13 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         Drain { rows: self }
     }
 
+    /// Removes `key`'s row, the last row moving into the gap.
+    #[inline(always)]
+    pub(crate) fn remove_key(&mut self, key: KeyOf<X>) -> Option<T> {
+        let dense = self.index.remove_key(key)?;
+        Some(from_values(self.columns.swap_remove(dense)))
+    }
+
     fn pop(&mut self) -> Option<(KeyOf<X>, T)> {
         let key = self.index.pop()?;
         let values = self.columns.pop()?;
@@ -444,6 +457,39 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
             }
         }
         self.remove_marked(&marks);
+    }
+
+    /// Removes the rows for which `pred` returns `true` and yields them,
+    /// `(key, value)`: each removal swaps the last row into the gap, so a
+    /// removal costs one row's move whatever the length, and the rows keep
+    /// no order (use [`retain`](Rows::retain) to keep it, at the cost of
+    /// moving every row after the first removed). `pred` sees each row at
+    /// most once; rows the iterator has not reached when it is dropped
+    /// stay, unseen.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// pub struct Unit { pub hp: i32 }
+    ///
+    /// let mut units = SoaStorage::<Unit, UnitId>::default();
+    /// let ids: Vec<UnitId> = [5, 0, 7, 0, 3].map(|hp| units.insert(Unit { hp })).to_vec();
+    /// let dead: idtable::rows::ExtractIf<'_, _, Unit, _> = units.extract_if(|_, unit| *unit.hp <= 0);
+    /// let dead: Vec<(UnitId, Unit)> = dead.collect();
+    /// assert_eq!(dead, [(ids[1], Unit { hp: 0 }), (ids[3], Unit { hp: 0 })]);
+    /// assert_eq!(units.columns().hp, &[5, 3, 7]); // the last rows moved into the gaps
+    /// assert!(units.get(ids[1]).is_none() && *units.get(ids[4]).unwrap().hp == 3);
+    /// ```
+    pub fn extract_if<F>(&mut self, pred: F) -> ExtractIf<'_, X, T, F>
+    where
+        F: FnMut(KeyOf<X>, RowMut<'_, T>) -> bool,
+    {
+        ExtractIf {
+            rows: self,
+            next: 0,
+            pred,
+        }
     }
 
     /// Removes the rows of `keys` (keys with no row are skipped, repeats
@@ -683,6 +729,47 @@ popping_iter!(IntoIter);
 impl<X: RowIndex, T: Record> Drop for Drain<'_, X, T> {
     fn drop(&mut self) {
         self.rows.clear();
+    }
+}
+
+/// The rows [`Rows::extract_if`] removes, `(key, value)`, each swap-removed
+/// when it is yielded.
+///
+/// See [`Rows::extract_if`]'s example.
+pub struct ExtractIf<'a, X: RowIndex, T: Record, F> {
+    rows: &'a mut Rows<X, T>,
+    next: usize,
+    pred: F,
+}
+
+impl<X: RowIndex, T: Record, F> Iterator for ExtractIf<'_, X, T, F>
+where
+    F: FnMut(KeyOf<X>, RowMut<'_, T>) -> bool,
+{
+    type Item = (KeyOf<X>, T);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.next < self.rows.len() {
+            let d = self.next;
+            let key = self.rows.index.keys()[d];
+            let Some(row) = self.rows.columns.get_mut(d) else {
+                unreachable!("a position below the length");
+            };
+            if (self.pred)(key, RowMut(make_mut::<T>(row))) {
+                // The last row moves to `d`, unseen yet: `next` stays. The
+                // key first, the value last (a panicking destructor of the
+                // caller's finds the rows whole).
+                let removed = self.rows.index.swap_remove(d);
+                debug_assert_eq!(removed, key);
+                return Some((key, from_values(self.rows.columns.swap_remove(d))));
+            }
+            self.next += 1;
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.rows.len() - self.next))
     }
 }
 

@@ -201,6 +201,17 @@ impl<I: Id> sealed::Index for IdTable<I> {
         Some(id)
     }
 
+    #[inline(always)]
+    fn remove_key(&mut self, id: I) -> Option<usize> {
+        Some(self.remove(id)?.index)
+    }
+
+    fn swap_remove(&mut self, dense: usize) -> I {
+        let id = self.ids()[dense];
+        self.remove(id);
+        id
+    }
+
     fn clear(&mut self) {
         IdTable::clear(self);
     }
@@ -406,8 +417,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     // loading the removed row from every column.
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<T> {
-        let moved = self.rows.index.remove(id)?;
-        Some(from_values(self.rows.columns.swap_remove(moved.index)))
+        self.rows.remove_key(id)
     }
 
     /// `true` if `id` is live.

@@ -26,6 +26,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let lt = &names.lifetime;
     let key_param = &names.key_param;
     let count_param = &names.count_param;
+    let pred_param = &names.pred_param;
     let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
     let anon = quote!('_);
     let lt_tokens = quote!(#lt);
@@ -83,7 +84,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 Self { storage: #krate::SoaStorage::with_config(#config) }
             }
 
-            /// An empty allocator with room for `capacity` objects in every column.
+            /// An empty allocator with room for `capacity` objects in every
+            /// column.
             pub fn with_capacity(capacity: usize) -> Self {
                 Self { storage: #krate::SoaStorage::with_capacity_and_config(capacity, #config) }
             }
@@ -125,17 +127,16 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             ///
             /// # Panics
             ///
-            /// When every index of the id layout is live or retired; the
-            /// message names the layout. [`try_insert`](Self::try_insert)
-            /// returns the value instead.
+            /// When no index of the id layout is free;
+            /// [`try_insert`](Self::try_insert) returns the value.
             #[inline]
             #[track_caller]
             pub fn insert(&mut self, value: #record_ty) -> #id {
                 self.storage.insert(value)
             }
 
-            /// Inserts `value` and returns its id, or gives the value back
-            /// (`InsertError::into_inner`) when no id can be issued.
+            /// Inserts `value`, or gives it back in the error when no id can
+            /// be issued.
             #[inline]
             pub fn try_insert(
                 &mut self,
@@ -152,17 +153,15 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.insert_with_id(make)
             }
 
-            /// Removes the object of `id` and returns it; `None` if `id` is
-            /// not live. The last object moves into the gap.
+            /// Removes and returns `id`'s object; the last object moves into
+            /// the gap.
             #[inline]
             pub fn remove(&mut self, id: #id) -> ::core::option::Option<#record_ty> {
                 self.storage.remove(id)
             }
 
-            /// Removes the objects of every live id in `ids` (stale and
-            /// repeated ids are skipped) in one pass, moving each row at most
-            /// once; returns how many were removed. The kept objects keep
-            /// their order and their ids.
+            /// Removes the objects of the live ids in `ids` in one pass,
+            /// keeping the order.
             pub fn remove_many(
                 &mut self,
                 ids: impl ::core::iter::IntoIterator<Item = #id>,
@@ -188,8 +187,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.get_mut(id)
             }
 
-            /// Mutable references to `N` objects at once; `None` if any id is
-            /// not live or two ids are equal.
+            /// `N` objects mutably at once; `None` if an id is stale or
+            /// repeated.
             pub fn get_disjoint_mut<const #count_param: usize>(
                 &mut self,
                 ids: [#id; #count_param],
@@ -218,16 +217,14 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.ids()
             }
 
-            /// The ids and every column mutably, at once: row `i` of each
-            /// column belongs to `ids[i]`. For loops that update rows and
-            /// note the ids of some (to remove them after the loop).
+            /// The ids and every column mutably, at once (row `i` is
+            /// `ids[i]`'s).
             #[inline]
             pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
                 self.storage.ids_and_columns_mut()
             }
 
-            /// The row of `id` in the columns, if live. Changes when objects
-            /// are removed or sorted; the id does not.
+            /// `id`'s row in the columns, if live (moves on remove and sort).
             #[inline]
             pub fn dense_index(&self, id: #id) -> ::core::option::Option<usize> {
                 self.storage.dense_index(id)
@@ -243,17 +240,24 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.iter_mut()
             }
 
-            /// Removes every object, yielding `(id, value)` from the last row
-            /// to the first; dropping the iterator removes the rest.
+            /// Removes every object, yielding `(id, value)`, last row first.
             pub fn drain(&mut self) -> #iters::Drain<'_, #record_ty, #id> {
                 self.storage.drain()
             }
 
-            /// Keeps the objects for which `keep` returns `true` and removes
-            /// the others in one pass; the kept ones keep their order and
-            /// their ids. If `keep` panics, nothing is removed.
+            /// Keeps the objects `keep` accepts, in order, removing the rest
+            /// in one pass.
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
                 self.storage.retain(|id, row| keep(id, row.into_inner()))
+            }
+
+            /// Removes and yields the objects `pred` accepts, swap-removing
+            /// (order not kept).
+            pub fn extract_if<#lt, #pred_param: ::core::ops::FnMut(#id, #mut_anon) -> bool + #lt>(
+                &#lt mut self,
+                mut pred: #pred_param,
+            ) -> impl ::core::iter::Iterator<Item = (#id, #record_ty)> + #lt {
+                self.storage.extract_if(move |id, row| pred(id, row.into_inner()))
             }
 
             /// Sorts the rows by `compare` (stable), for locality; every id
@@ -265,8 +269,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.sort_by(|a, b| compare(a.into_inner(), b.into_inner()))
             }
 
-            /// Sorts the rows by the key that `key` returns for each (stable);
-            /// every id stays valid.
+            /// Sorts the rows by `key` (stable); every id stays valid.
             pub fn sort_by_key<#key_param: ::core::cmp::Ord>(
                 &mut self,
                 mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,
@@ -279,8 +282,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.table()
             }
 
-            /// Checks every invariant of the id table and that each column has
-            /// one row per live id.
+            /// Checks the id table's invariants and one row per live id.
             ///
             /// # Panics
             ///
@@ -297,22 +299,16 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
         }
 
-        /// The allocator as a source of joins and of `remove_all`.
         #[automatically_derived]
         impl #impl_generics #krate::join::Container for #allocator #ty_generics #where_clause {
             type Index = #krate::IdTable<#id>;
             type Record = #record_ty;
-            #[inline(always)]
+            // Called once per join (the sources keep what they need).
             fn rows(&self) -> &#krate::rows::Rows<Self::Index, Self::Record> {
                 &self.storage
             }
-            #[inline(always)]
             fn rows_mut(&mut self) -> &mut #krate::rows::Rows<Self::Index, Self::Record> {
                 &mut self.storage
-            }
-            #[inline(always)]
-            fn remove_row(&mut self, id: #id) -> ::core::option::Option<#record_ty> {
-                self.storage.remove(id)
             }
         }
 

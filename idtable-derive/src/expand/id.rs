@@ -109,22 +109,20 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             pub fn index(self) -> usize {
                 #id_trait::index(self)
             }
-            /// Which issue of its slot this id is (never 0). The integer is
-            /// the layout's: `u32` for `Id32` layouts, `u64` for `Id64` ones
-            /// such as the default `Id32_32`.
+            /// Which issue of its slot this id is (never 0), as the layout's
+            /// integer.
             #[inline(always)]
             pub fn generation(self) -> #bits {
                 #id_trait::generation(self)
             }
-            /// The id as one integer (`generation << INDEX_BITS | index`), for
-            /// saving or passing across an FFI boundary.
+            /// The id as one integer (`generation << INDEX_BITS | index`),
+            /// for saving or passing across an FFI boundary.
             #[inline(always)]
             pub fn to_bits(self) -> #bits {
                 #id_trait::to_bits(self)
             }
-            /// The id with these bits, or `None` if the generation part is 0.
-            /// Bits the allocator never issued resolve to nothing there,
-            /// never to another object.
+            /// The id of these bits (`None` for generation 0); forged bits
+            /// resolve to nothing.
             #[inline(always)]
             pub fn from_bits(bits: #bits) -> ::core::option::Option<Self> {
                 #id_trait::from_bits(bits)

@@ -26,8 +26,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         View {
             name: &names.refs,
             doc: format!(
-                "Shared references to the fields of one {record} stored in a {alloc}, \
-                 one per field, named like the struct's."
+                "One {record} of a {alloc}: a reference per field, named like the struct's."
             ),
             field_doc: "Reference to",
             wrap: &|ty| quote!(&#lt #ty),
@@ -35,32 +34,21 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         },
         View {
             name: &names.muts,
-            doc: format!(
-                "Mutable references to the fields of one {record} stored in a {alloc}, \
-                 one per field, named like the struct's."
-            ),
+            doc: format!("One {record} of a {alloc}: a mutable reference per field."),
             field_doc: "Mutable reference to",
             wrap: &|ty| quote!(&#lt mut #ty),
             copy: false,
         },
         View {
             name: &names.columns,
-            doc: format!(
-                "Every column of a {alloc}: one slice per field of {record}, in dense \
-                 order. Row `i` of every column belongs to the id at `ids()[i]` \
-                 (see [`{allocator}::ids`])."
-            ),
+            doc: format!("The columns of a {alloc}, parallel to [`{allocator}::ids`]."),
             field_doc: "Column of",
             wrap: &|ty| quote!(&#lt [#ty]),
             copy: true,
         },
         View {
             name: &names.columns_mut,
-            doc: format!(
-                "Every column of a {alloc}, mutably: one slice per field of {record}, \
-                 in dense order. Row `i` of every column belongs to the id at `ids()[i]` \
-                 (see [`{allocator}::ids`]). Write hot loops over these."
-            ),
+            doc: format!("The columns of a {alloc}, mutably: the place for hot loops."),
             field_doc: "Mutable column of",
             wrap: &|ty| quote!(&#lt mut [#ty]),
             copy: false,
