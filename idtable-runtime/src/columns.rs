@@ -1472,16 +1472,17 @@ unsafe impl<C: ColumnTree> Send for RowsRef<'_, C> where C::Values: Sync {}
 unsafe impl<C: ColumnTree> Sync for RowsRef<'_, C> where C::Values: Sync {}
 
 impl<'a, C: ColumnTree> RowsRef<'a, C> {
-    /// References to row `index`, or `None` past the end.
+    /// References to row `index`.
+    ///
+    /// # Safety
+    ///
+    /// `index < len` of the buffer.
     #[inline(always)]
-    pub(crate) fn get(&self, index: usize) -> Option<C::Refs<'a>> {
-        if index < self.len {
-            // SAFETY: the row is initialised, and the buffer is borrowed
-            // shared for `'a`.
-            Some(unsafe { C::refs(self.ptrs, index) })
-        } else {
-            None
-        }
+    pub(crate) unsafe fn row(&self, index: usize) -> C::Refs<'a> {
+        debug_assert!(index < self.len);
+        // SAFETY: the row is initialised (`index < len`, the caller's
+        // promise), and the buffer is borrowed shared for `'a`.
+        unsafe { C::refs(self.ptrs, index) }
     }
 }
 

@@ -248,10 +248,14 @@ pub trait Source: sealed::Sealed {
     ///
     /// See [`Sources`]'s example.
     fn driver_len(&self) -> Option<usize>;
-    /// The key at dense position `dense` (`dense < driver_len()`).
+    /// The key at dense position `dense`.
+    ///
+    /// # Safety
+    ///
+    /// `dense < driver_len()`.
     ///
     /// See [`Sources`]'s example.
-    fn key_at(&self, dense: usize) -> Self::Key;
+    unsafe fn key_at(&self, dense: usize) -> Self::Key;
     /// The probe of the row at dense position `dense`, for the driver.
     ///
     /// See [`Sources`]'s example.
@@ -359,8 +363,11 @@ macro_rules! container_source {
                 Some(self.keys.len())
             }
             #[inline(always)]
-            fn key_at(&self, dense: usize) -> Self::Key {
-                self.keys[dense]
+            unsafe fn key_at(&self, dense: usize) -> Self::Key {
+                debug_assert!(dense < self.keys.len());
+                // SAFETY: `dense < driver_len()`, the keys' length (the
+                // caller's promise).
+                unsafe { *self.keys.get_unchecked(dense) }
             }
             #[inline(always)]
             fn at_dense(&self, dense: usize) -> usize {
@@ -384,9 +391,11 @@ macro_rules! container_source {
     };
 }
 
-container_source!(Shared, Ref, |self, dense| match self.rows.get(dense) {
-    Some(row) => make_ref::<T>(row),
-    None => unreachable!("a probed position is a row"),
+container_source!(Shared, Ref, |self, dense| {
+    // SAFETY: `dense` is a row of the index (the probe or the driver's
+    // position), so below the length the index and the columns share.
+    let row = unsafe { self.rows.row(dense) };
+    make_ref::<T>(row)
 });
 container_source!(Exclusive, Mut, |self, dense| {
     // SAFETY: `dense` is a row of the index (the probe or the driver's
@@ -423,7 +432,7 @@ impl<'a, K: Id> Source for &'a DataMap<K> {
         Some(self.len())
     }
     #[inline]
-    fn key_at(&self, dense: usize) -> K {
+    unsafe fn key_at(&self, dense: usize) -> K {
         self.ids()[dense]
     }
     #[inline]
@@ -478,8 +487,9 @@ impl<S: Source> Source for Maybe<S> {
         None
     }
     #[inline(always)]
-    fn key_at(&self, dense: usize) -> S::Key {
-        self.0.key_at(dense)
+    unsafe fn key_at(&self, dense: usize) -> S::Key {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.key_at(dense) }
     }
     #[inline(always)]
     fn at_dense(&self, dense: usize) -> Option<S::Probe> {
@@ -514,8 +524,9 @@ impl<S: Source> Source for Without<S> {
         None
     }
     #[inline(always)]
-    fn key_at(&self, dense: usize) -> S::Key {
-        self.0.key_at(dense)
+    unsafe fn key_at(&self, dense: usize) -> S::Key {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.key_at(dense) }
     }
     #[inline(always)]
     fn at_dense(&self, _dense: usize) {}
@@ -583,8 +594,10 @@ pub trait IntoSources {
 ///         (&mut units, &burning).into_sources();
 ///     assert_eq!(sources.0.driver_len(), Some(2));
 ///     assert_eq!(sources.driver(), (1, 1)); // `burning`, one key
-///     let key = sources.driver_key(1, 0);
-///     assert_eq!((key, sources.1.key_at(0), sources.1.at_dense(0)), (b, b, 0));
+///     // SAFETY: position 0 of the driver, which holds one key.
+///     let key = unsafe { sources.driver_key(1, 0) };
+///     // SAFETY: as above.
+///     assert_eq!((key, unsafe { sources.1.key_at(0) }, sources.1.at_dense(0)), (b, b, 0));
 ///     assert_eq!(sources.0.probe(key), Some(1));
 ///     let probes = sources.probe_all(key, 1, 0).unwrap();
 ///     assert_eq!(probes, (1, 0));
@@ -625,6 +638,10 @@ pub trait Sources {
     type Probes: Copy;
     /// [`Yes`] if any source is required.
     type Required: Flag;
+    /// The number of sources.
+    ///
+    /// See [`Sources`]'s example.
+    const LEN: usize;
 
     /// The driver: the position in the tuple of the required source with
     /// the fewest keys (the first on a tie), and its length.
@@ -633,8 +650,12 @@ pub trait Sources {
     fn driver(&self) -> (usize, usize);
     /// The key at dense position `dense` of the source at `driver`.
     ///
+    /// # Safety
+    ///
+    /// `(driver, len) == self.driver()` and `dense < len`.
+    ///
     /// See [`Sources`]'s example.
-    fn driver_key(&self, driver: usize, dense: usize) -> Self::Key;
+    unsafe fn driver_key(&self, driver: usize, dense: usize) -> Self::Key;
     /// The probes of `key`, the driver's at its dense position; `None` if
     /// a source rejects it.
     ///
@@ -677,6 +698,7 @@ macro_rules! tuple_sources {
                 Self: 'b;
             type Probes = ($first::Probe, $($rest::Probe,)*);
             type Required = tuple_sources!(@or $first $(, $rest)*);
+            const LEN: usize = 1 $(+ tuple_sources!(@one $n))*;
 
             #[inline]
             fn driver(&self) -> (usize, usize) {
@@ -690,11 +712,15 @@ macro_rules! tuple_sources {
                 }
                 best
             }
-            #[inline]
-            fn driver_key(&self, driver: usize, dense: usize) -> Self::Key {
-                match driver {
-                    $($n => self.$n.key_at(dense),)*
-                    _ => self.$f.key_at(dense),
+            #[inline(always)]
+            unsafe fn driver_key(&self, driver: usize, dense: usize) -> Self::Key {
+                // SAFETY: `dense` is below the driver's length (the
+                // caller's promise).
+                unsafe {
+                    match driver {
+                        $($n => self.$n.key_at(dense),)*
+                        _ => self.$f.key_at(dense),
+                    }
                 }
             }
             #[inline(always)]
@@ -741,6 +767,7 @@ macro_rules! tuple_sources {
             None => None,
         }
     };
+    (@one $n:tt) => { 1 };
     (@or $only:ident) => { $only::Required };
     (@or $first:ident $(, $rest:ident)+) => {
         <$first::Required as Flag>::Or<tuple_sources!(@or $($rest),+)>
@@ -802,11 +829,13 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
     ///
     /// # Safety
     ///
-    /// No item of the same key lives while these do (each dense position
-    /// is asked once: the driver's keys are distinct).
+    /// `(driver, len) == sources.driver()` and `dense < len`; no item of
+    /// the same key lives while these do (each dense position is asked
+    /// once: the driver's keys are distinct).
     #[inline(always)]
     unsafe fn at(sources: &S, driver: usize, dense: usize) -> Option<(S::Key, S::Items<'a>)> {
-        let key = sources.driver_key(driver, dense);
+        // SAFETY: the caller's promise: `dense` is a position of the driver.
+        let key = unsafe { sources.driver_key(driver, dense) };
         let probes = sources.probe_all(key, driver, dense)?;
         // SAFETY: the caller's promise; every index maps one key to one
         // row, so distinct keys never share a row.
@@ -853,7 +882,7 @@ where
         let (driver, len) = self.sources.driver();
         let sources = self.sources;
         (0..len).into_par_iter().filter_map(move |dense| {
-            // SAFETY: every dense position of the driver is taken by one
+            // SAFETY: `(driver, len)` is the driver; every dense position of it is taken by one
             // thread, once.
             unsafe { Self::at(&sources, driver, dense) }
         })
@@ -894,20 +923,41 @@ impl<'a, S: Sources + 'a> Iterator for JoinIter<'a, S> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.next < self.end {
-            let dense = self.next;
-            self.next += 1;
-            // SAFETY: each dense position of the driver is asked once.
-            if let Some(found) = unsafe { Join::<'a, S>::at(&self.sources, self.driver, dense) } {
-                return Some(found);
-            }
+        // The driver as a constant in each arm, so the probes' "is this the
+        // driver" tests fold away; arms past the tuple's length are never
+        // taken and fold away too.
+        match self.driver {
+            0 => self.next_driven_by::<0>(),
+            1 if S::LEN > 1 => self.next_driven_by::<1>(),
+            2 if S::LEN > 2 => self.next_driven_by::<2>(),
+            3 if S::LEN > 3 => self.next_driven_by::<3>(),
+            4 if S::LEN > 4 => self.next_driven_by::<4>(),
+            5 if S::LEN > 5 => self.next_driven_by::<5>(),
+            6 if S::LEN > 6 => self.next_driven_by::<6>(),
+            _ => self.next_driven_by::<7>(),
         }
-        None
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, Some(self.end - self.next))
+    }
+}
+
+impl<'a, S: Sources + 'a> JoinIter<'a, S> {
+    /// The next key the join takes, with the driver at position `D`.
+    #[inline(always)]
+    fn next_driven_by<const D: usize>(&mut self) -> Option<(S::Key, S::Items<'a>)> {
+        debug_assert_eq!(self.driver, D);
+        while self.next < self.end {
+            let dense = self.next;
+            self.next += 1;
+            // SAFETY: `dense < end`, the driver's length; each position is asked once.
+            if let Some(found) = unsafe { Join::<'a, S>::at(&self.sources, D, dense) } {
+                return Some(found);
+            }
+        }
+        None
     }
 }
 
