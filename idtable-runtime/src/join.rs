@@ -594,6 +594,8 @@ pub trait IntoSources {
 ///         (&mut units, &burning).into_sources();
 ///     assert_eq!(sources.0.driver_len(), Some(2));
 ///     assert_eq!(sources.driver(), (1, 1)); // `burning`, one key
+///     fn count<S: Sources>(_: &S) -> usize { S::LEN }
+///     assert_eq!(count(&sources), 2);
 ///     // SAFETY: position 0 of the driver, which holds one key.
 ///     let key = unsafe { sources.driver_key(1, 0) };
 ///     // SAFETY: as above.
