@@ -247,7 +247,9 @@ pub trait Source: sealed::Sealed {
     /// the smallest); `None` for an optional or excluded one.
     ///
     /// See [`Sources`]'s example.
-    fn driver_len(&self) -> Option<usize>;
+    fn driver_len(&self) -> Option<usize> {
+        None
+    }
     /// The key at dense position `dense`.
     ///
     /// # Safety
@@ -255,7 +257,10 @@ pub trait Source: sealed::Sealed {
     /// `dense < driver_len()`.
     ///
     /// See [`Sources`]'s example.
-    unsafe fn key_at(&self, dense: usize) -> Self::Key;
+    unsafe fn key_at(&self, dense: usize) -> Self::Key {
+        let _ = dense;
+        unreachable!("only a required source (with a length) drives a join")
+    }
     /// The probe of the row at dense position `dense`, for the driver.
     ///
     /// See [`Sources`]'s example.
@@ -483,15 +488,6 @@ impl<S: Source> Source for Maybe<S> {
     const ORDER: u8 = 2;
 
     #[inline(always)]
-    fn driver_len(&self) -> Option<usize> {
-        None
-    }
-    #[inline(always)]
-    unsafe fn key_at(&self, dense: usize) -> S::Key {
-        // SAFETY: forwarded under the caller's promise.
-        unsafe { self.0.key_at(dense) }
-    }
-    #[inline(always)]
     fn at_dense(&self, dense: usize) -> Option<S::Probe> {
         Some(self.0.at_dense(dense))
     }
@@ -519,15 +515,6 @@ impl<S: Source> Source for Without<S> {
     type Required = No;
     const ORDER: u8 = 0;
 
-    #[inline(always)]
-    fn driver_len(&self) -> Option<usize> {
-        None
-    }
-    #[inline(always)]
-    unsafe fn key_at(&self, dense: usize) -> S::Key {
-        // SAFETY: forwarded under the caller's promise.
-        unsafe { self.0.key_at(dense) }
-    }
     #[inline(always)]
     fn at_dense(&self, _dense: usize) {}
     #[inline(always)]
