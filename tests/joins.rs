@@ -410,19 +410,16 @@ impl World {
 
 #[test]
 fn joins_agree_with_a_hashmap_reference_over_random_edits() {
-    // At least 100,000 operations in all (fewer under Miri).
+    // 20 × 6,000 = 120,000 operations in all (fewer under Miri).
     let (seeds, ops) = if cfg!(miri) { (2, 300) } else { (20, 6_000) };
-    let mut total = 0;
     for seed in 0..seeds {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (seed + 1));
         let mut world = World::new();
         for _ in 0..ops {
             world.step(&mut rng);
-            total += 1;
         }
         world.check_joins();
     }
-    assert!(cfg!(miri) || total >= 100_000);
 }
 
 #[test]

@@ -818,9 +818,7 @@ impl<K: Id> DataMap<K> {
         };
         *self.index.entry(index) = slot;
         if self.ids.len() == self.ids.capacity() {
-            // By an eighth, like the buffer (see `reserve`), not doubling.
-            let room = (self.ids.len() / 8).max(16);
-            self.ids.reserve_exact(room);
+            self.ids.reserve_exact(growth(self.ids.len()));
         }
         self.ids.push(id);
         self.set_count();
@@ -836,7 +834,7 @@ impl<K: Id> DataMap<K> {
     fn reserve(&mut self, extra: usize) {
         let (len, capacity) = (self.words.len(), self.words.capacity());
         if len + extra > capacity {
-            self.words.reserve_exact(extra.max(capacity / 8).max(16));
+            self.words.reserve_exact(extra.max(growth(capacity)));
         }
     }
 
@@ -1119,4 +1117,10 @@ impl<'a, K: Id> IntoIterator for &'a DataMap<K> {
     fn into_iter(self) -> MapIter<'a, K> {
         self.iter()
     }
+}
+
+/// How much room the buffer and the id list add when they are full: an
+/// eighth of what they hold, at least 16 (see `DataMap::reserve`).
+fn growth(len: usize) -> usize {
+    (len / 8).max(16)
 }
