@@ -159,6 +159,26 @@ macro_rules! __soa_serde {
     };
 }
 
+/// Expands the `Serialize`/`Deserialize` impls every derived id and
+/// allocator has when the `serde` feature is on, and nothing otherwise. Not
+/// public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_if_serde {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Expands the `Serialize`/`Deserialize` impls every derived id and
+/// allocator has when the `serde` feature is on, and nothing otherwise. Not
+/// public API.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __soa_if_serde {
+    ($($items:tt)*) => {};
+}
+
 /// Expands the parallel iterators of a derived allocator when the `rayon`
 /// feature is on, and nothing otherwise. Not public API.
 #[cfg(feature = "rayon")]

@@ -347,28 +347,26 @@ fn repeated_fields_are_refused() {
     assert!(err.to_string().contains("duplicate field `table`"), "{err}");
 }
 
-/// Only a struct that opted in with `#[soa(serde)]` is saved or loaded field
-/// by field: a storage of any other struct refuses both, so serde cannot read
-/// or set its private fields.
+/// An id is only bits: it saves and loads whatever its struct opts into.
+/// (Saving the allocator or a `SoaMap` of a struct that did not opt in does
+/// not compile: see the compile-fail cases in `ui-tests/tests/ui-serde/`.)
 #[test]
-fn a_storage_of_a_struct_without_soa_serde_refuses_to_save_or_load() {
+fn ids_save_and_load_without_soa_serde() {
     #[derive(SoaAllocator)]
     struct Secret {
         key: u64,
     }
-    let mut s = idtable::SoaStorage::<Secret, SecretId>::default();
-    s.insert(Secret { key: 42 });
-    let err = serde_json::to_string(&s).err().unwrap();
-    assert!(err.to_string().contains("not #[soa(serde)]"), "{err}");
-    let saved = json!({
-        "table": { "slots": [1], "dense": [0], "free": [] },
-        "columns": { "key": [7] },
-    });
-    let err = serde_json::from_value::<idtable::SoaStorage<Secret, SecretId>>(saved)
-        .err()
-        .unwrap();
-    assert!(err.to_string().contains("not #[soa(serde)]"), "{err}");
-    assert_eq!(s.remove(s.ids()[0]).map(|v| v.key), Some(42));
+    let mut s = SecretAllocator::new();
+    let first = s.insert(Secret { key: 42 });
+    s.remove(first);
+    let id = s.insert(Secret { key: 7 });
+    let text = serde_json::to_string(&id).unwrap();
+    assert_eq!(text, id.to_bits().to_string());
+    let back: SecretId = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, id);
+    assert_eq!(s.get(back).map(|r| *r.key), Some(7));
+    let bytes = postcard::to_allocvec(&id).unwrap();
+    assert_eq!(postcard::from_bytes::<SecretId>(&bytes).unwrap(), id);
 }
 
 /// A `SoaStorage` of an opted-in struct saves like its allocator, under the

@@ -155,26 +155,6 @@ mod saved {
             }
         }
     }
-
-    /// A struct whose crate did not opt in: its fields are never read or
-    /// built by serde through a map.
-    #[derive(SoaAllocator)]
-    pub struct Secret {
-        key: u64,
-    }
-
-    #[test]
-    fn a_component_that_did_not_opt_in_is_neither_saved_nor_loaded() {
-        let mut units = UnitAllocator::new();
-        let mut secrets: SoaMap<UnitId, Secret> = SoaMap::new();
-        secrets.insert(units.insert(Unit { hp: 1 }), Secret { key: 7 });
-        let err = serde_json::to_string(&secrets).unwrap_err();
-        assert!(err.to_string().contains("not #[soa(serde)]"), "{err}");
-        let loaded = serde_json::from_value::<SoaMap<UnitId, Secret>>(json!({
-            "keys": [], "columns": { "key": [] }
-        }));
-        assert!(loaded.is_err());
-    }
 }
 
 #[cfg(feature = "rayon")]

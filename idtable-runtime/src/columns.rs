@@ -335,6 +335,59 @@ const fn max(a: usize, b: usize) -> usize {
     }
 }
 
+/// A [`ColumnTree`] whose columns can be compared: every column's element
+/// type is `PartialEq`. Implemented for [`Col<T>`], pairs and `()`; what
+/// `PartialEq` for [`Rows`](crate::Rows), [`SoaStorage`](crate::SoaStorage),
+/// [`SoaMap`](crate::SoaMap) and derived allocators asks of a struct's
+/// fields.
+///
+/// ```
+/// use idtable::columns::{Col, EqColumns};
+///
+/// fn comparable<T: EqColumns>() {}
+/// comparable::<(Col<u8>, (Col<f32>, Col<String>))>();
+/// ```
+pub trait EqColumns: ColumnTree {
+    /// Whether the two sets of columns hold equal elements.
+    #[doc(hidden)]
+    fn eq_slices(a: &Self::Slices<'_>, b: &Self::Slices<'_>) -> bool;
+}
+
+/// [`EqColumns`] whose every element type is `Eq` as well: what `Eq` for
+/// the containers asks.
+///
+/// ```
+/// use idtable::columns::{Col, TotalEqColumns};
+///
+/// fn total<T: TotalEqColumns>() {}
+/// total::<(Col<u8>, Col<String>)>(); // (Col<f32>, ..) would not compile
+/// ```
+pub trait TotalEqColumns: EqColumns {}
+
+impl<T: PartialEq> EqColumns for Col<T> {
+    fn eq_slices(a: &&[T], b: &&[T]) -> bool {
+        a == b
+    }
+}
+
+impl<T: Eq> TotalEqColumns for Col<T> {}
+
+impl<L: EqColumns, R: EqColumns> EqColumns for (L, R) {
+    fn eq_slices(a: &Self::Slices<'_>, b: &Self::Slices<'_>) -> bool {
+        L::eq_slices(&a.0, &b.0) && R::eq_slices(&a.1, &b.1)
+    }
+}
+
+impl<L: TotalEqColumns, R: TotalEqColumns> TotalEqColumns for (L, R) {}
+
+impl EqColumns for () {
+    fn eq_slices((): &(), (): &()) -> bool {
+        true
+    }
+}
+
+impl TotalEqColumns for () {}
+
 impl<T> ColumnTree for Col<T> {
     type Values = T;
     type Ptrs = NonNull<T>;

@@ -54,7 +54,6 @@ use crate::columns::ColumnTree;
 /// assert_eq!(pairs.columns().0, &[2]);                     // Pair::make_columns
 /// pairs.columns_mut().1[0].push('!');                      // Pair::make_columns_mut
 /// assert_eq!(pairs.remove(id), Some(Pair { n: 2, s: "one!".into() })); // Pair::from_values
-/// assert_eq!(Pair::SAVED_FIELDS, None); // not saved or loaded by serde
 /// ```
 ///
 /// What the derived impl does, seen through a [`SoaStorage`](crate::SoaStorage) (the containers
@@ -101,12 +100,6 @@ pub trait Record: Sized {
     type ColumnsMut<'a>
     where
         Self: 'a;
-
-    /// The field names, in declaration order, for structs that opted into
-    /// saving and loading with `#[soa(serde)]`; `None` for the others, whose
-    /// fields the runtime then never saves or loads (feature `serde`,
-    /// `idtable::storage_serde`).
-    const SAVED_FIELDS: Option<&'static [&'static str]> = None;
 
     /// Splits the struct into its fields.
     fn into_values(self, token: RecordToken<Self>) -> Self::Values;

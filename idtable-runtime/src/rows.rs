@@ -209,6 +209,42 @@ impl<X: Default, T: Record> Default for Rows<X, T> {
     }
 }
 
+/// Two sets of rows are equal when their indexes are (the same keys in the
+/// same dense order; for a table, the same slots and free queue too) and
+/// every column holds equal values. `T: PartialEq` is asked as well, so a
+/// struct its crate chose not to compare is not compared field by field.
+/// Derived allocators, [`SoaStorage`](crate::SoaStorage) and
+/// [`SoaMap`](crate::SoaMap) compare this way.
+///
+/// ```
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator, PartialEq)]
+/// pub struct Hp { pub hp: i32 }
+///
+/// let mut units = HpAllocator::new();
+/// let (a, b) = (units.insert(Hp { hp: 1 }), units.insert(Hp { hp: 2 }));
+/// let mut marks: SoaMap<HpId, Hp> = SoaMap::new();
+/// marks.insert(a, Hp { hp: 10 });
+/// let mut other = SoaMap::new();
+/// other.insert(a, Hp { hp: 10 });
+/// assert!(marks == other);
+/// other.insert(b, Hp { hp: 20 });
+/// assert!(marks != other);
+/// ```
+impl<X: PartialEq, T: Record + PartialEq> PartialEq for Rows<X, T>
+where
+    T::Tree: columns::EqColumns,
+{
+    fn eq(&self, other: &Self) -> bool {
+        use columns::EqColumns;
+        self.index == other.index
+            && T::Tree::eq_slices(&self.columns.slices(), &other.columns.slices())
+    }
+}
+
+impl<X: Eq, T: Record + Eq> Eq for Rows<X, T> where T::Tree: columns::TotalEqColumns {}
+
 /// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
 /// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
 impl<X: Clone, T: Record + Clone> Clone for Rows<X, T>
@@ -823,6 +859,21 @@ macro_rules! rows_face {
             fn deref_mut(&mut self) -> &mut Self::Target {
                 &mut self.rows
             }
+        }
+
+        /// Equal when the rows are: see [`Rows`]' `PartialEq`.
+        impl<$($gen)*> ::core::cmp::PartialEq for $face
+        where
+            $crate::rows::Rows<$index, $record>: ::core::cmp::PartialEq,
+        {
+            fn eq(&self, other: &Self) -> bool {
+                self.rows == other.rows
+            }
+        }
+
+        impl<$($gen)*> ::core::cmp::Eq for $face where
+            $crate::rows::Rows<$index, $record>: ::core::cmp::Eq
+        {
         }
 
         impl<$($gen)*> ::core::iter::IntoIterator for $face {

@@ -10,9 +10,10 @@
 //! values into the column buffer, without building a struct per row.
 //!
 //! Both directions read or build fields one by one, private fields included,
-//! so they work only for structs that opted in: [`Record::SAVED_FIELDS`] is
-//! `Some` only when the derive saw `#[soa(serde)]`. For any other struct they
-//! return an error.
+//! so they exist only for structs that opted in: the derive implements
+//! [`SavedRecord`] only under `#[soa(serde)]`, and saving or loading any
+//! other struct's container does not compile, with an error that names the
+//! attribute.
 //!
 //! ```
 //! use idtable::{SoaAllocator, SoaStorage};
@@ -21,17 +22,23 @@
 //! #[soa(serde)]
 //! pub struct Point { pub x: f32, pub y: f32 }
 //!
-//! #[derive(SoaAllocator)]
-//! pub struct Secret { key: u64 } // no #[soa(serde)]
-//!
 //! let mut points = SoaStorage::<Point, PointId>::default();
 //! points.insert(Point { x: 1.0, y: 2.0 });
 //! let text = serde_json::to_string(&points).unwrap();
 //! assert_eq!(text, r#"{"table":{"slots":[1],"dense":[0],"free":[]},"columns":{"x":[1.0],"y":[2.0]}}"#);
+//! ```
 //!
-//! let mut secrets = SoaStorage::<Secret, SecretId>::default();
-//! secrets.insert(Secret { key: 7 });
-//! assert!(serde_json::to_string(&secrets).is_err()); // its fields stay unread
+//! A struct without `#[soa(serde)]` keeps its fields unread:
+//!
+//! ```compile_fail,E0277
+//! use idtable::{SoaAllocator, SoaStorage};
+//!
+//! #[derive(SoaAllocator)]
+//! pub struct Secret { key: u64 } // no #[soa(serde)]
+//!
+//! let secrets = SoaStorage::<Secret, SecretId>::default();
+//! // error: `Secret` is not saved or loaded: its struct has no `#[soa(serde)]`
+//! let _ = serde_json::to_string(&secrets);
 //! ```
 
 use alloc::vec::Vec;
@@ -46,6 +53,34 @@ use serde::ser::{self, Serialize, SerializeStruct, Serializer};
 use crate::columns::{Col, ColumnBuffer, ColumnTree};
 use crate::id::Id;
 use crate::storage::{Record, SoaStorage};
+
+/// A struct whose fields may be saved and loaded: what `#[soa(serde)]`
+/// declares. The derive implements it only under that attribute; saving or
+/// loading a container of any other struct is a compile error naming it.
+///
+/// Implement it by hand only for a hand-written [`Record`] whose every field
+/// may be read and written by serde.
+///
+/// ```
+/// use idtable::storage_serde::SavedRecord;
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator)]
+/// #[soa(serde)]
+/// pub struct Point { pub x: f32, y: f32 }
+///
+/// assert_eq!(<Point as SavedRecord>::FIELDS, ["x", "y"]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not saved or loaded: its struct has no `#[soa(serde)]`",
+    label = "saving or loading this needs `{Self}` to opt in",
+    note = "add `#[soa(serde)]` below `#[derive(SoaAllocator)]` on `{Self}` (and turn on idtable's `serde` feature)"
+)]
+pub trait SavedRecord: Record {
+    /// The field names, in declaration order: the keys of the saved
+    /// columns.
+    const FIELDS: &'static [&'static str];
+}
 use crate::table::{IdTable, IdTableParts, PartsError, TableConfig};
 
 /// A [`ColumnTree`] description whose every column can be saved and loaded:
@@ -113,7 +148,7 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
         state: &mut S,
     ) -> Result<(), S::Error> {
         let name = names.next().copied().ok_or_else(|| {
-            ser::Error::custom("fewer field names than columns (a Record impl's SAVED_FIELDS)")
+            ser::Error::custom("fewer field names than columns (a SavedRecord impl's FIELDS)")
         })?;
         state.serialize_field(name, slice)
     }
@@ -261,14 +296,55 @@ impl SavedNames {
     };
 }
 
-const OUTER_FIELDS: &[&str] = &["table", "columns"];
-
-pub(crate) fn not_opted_in<T>() -> &'static str {
-    let _ = PhantomData::<T>;
-    "this struct is not #[soa(serde)]: its fields are saved and loaded only if it opts in"
+/// What a derived allocator's `Serialize` and `Deserialize` call: the
+/// storage saved and loaded under the allocator's names. Implemented for
+/// every [`SavedRecord`] whose columns are [`SerdeColumns`]; the derive
+/// bounds its impls by it, so they exist for every struct and apply only
+/// to those that opted in. Not public API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not saved or loaded: its struct has no `#[soa(serde)]`",
+    label = "saving or loading this needs `{Self}` to opt in",
+    note = "add `#[soa(serde)]` below `#[derive(SoaAllocator)]` on `{Self}` (and turn on idtable's `serde` feature)"
+)]
+pub trait SaveStorage<I: Id>: Record {
+    /// [`SoaStorage::serialize_named`].
+    fn save<S: Serializer>(
+        storage: &SoaStorage<Self, I>,
+        serializer: S,
+        names: SavedNames,
+    ) -> Result<S::Ok, S::Error>;
+    /// [`SoaStorage::deserialize_named`].
+    fn load<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        config: TableConfig,
+        names: SavedNames,
+    ) -> Result<SoaStorage<Self, I>, D::Error>;
 }
 
-impl<T: Record, I: Id> SoaStorage<T, I>
+impl<T: SavedRecord, I: Id> SaveStorage<I> for T
+where
+    T::Tree: SerdeColumns,
+{
+    fn save<S: Serializer>(
+        storage: &SoaStorage<T, I>,
+        serializer: S,
+        names: SavedNames,
+    ) -> Result<S::Ok, S::Error> {
+        storage.serialize_named(serializer, names)
+    }
+    fn load<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        config: TableConfig,
+        names: SavedNames,
+    ) -> Result<SoaStorage<T, I>, D::Error> {
+        SoaStorage::deserialize_named(deserializer, config, names)
+    }
+}
+
+const OUTER_FIELDS: &[&str] = &["table", "columns"];
+
+impl<T: SavedRecord, I: Id> SoaStorage<T, I>
 where
     T::Tree: SerdeColumns,
 {
@@ -277,7 +353,7 @@ where
     ///
     /// # Errors
     ///
-    /// The serializer's, or an error if `T` is not `#[soa(serde)]`.
+    /// The serializer's.
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage};
@@ -298,9 +374,7 @@ where
         serializer: S,
         names: SavedNames,
     ) -> Result<S::Ok, S::Error> {
-        let Some(fields) = T::SAVED_FIELDS else {
-            return Err(ser::Error::custom(not_opted_in::<T>()));
-        };
+        let fields = T::FIELDS;
         let columns = SavedColumns::<T> {
             slices: self.column_slices(),
             fields,
@@ -323,7 +397,7 @@ where
     /// # Errors
     ///
     /// The deserializer's, a [`PartsError`] as its custom error, or an error
-    /// if `T` is not `#[soa(serde)]`.
+    /// if `T`'s [`FIELDS`](SavedRecord::FIELDS) do not match its columns.
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaStorage, TableConfig};
@@ -361,9 +435,7 @@ where
         config: TableConfig,
         names: SavedNames,
     ) -> Result<Self, D::Error> {
-        let Some(fields) = T::SAVED_FIELDS else {
-            return Err(de::Error::custom(not_opted_in::<T>()));
-        };
+        let fields = T::FIELDS;
         if fields.len() != <T::Tree as SerdeColumns>::COUNT {
             return Err(de::Error::custom(
                 "the number of field names differs from the number of columns",
@@ -379,9 +451,8 @@ where
     }
 }
 
-/// Saves with [`SavedNames::STORAGE`]; an error unless `T` is
-/// `#[soa(serde)]`.
-impl<T: Record, I: Id> Serialize for SoaStorage<T, I>
+/// Saves with [`SavedNames::STORAGE`].
+impl<T: SavedRecord, I: Id> Serialize for SoaStorage<T, I>
 where
     T::Tree: SerdeColumns,
 {
@@ -390,9 +461,8 @@ where
     }
 }
 
-/// Loads with the default [`TableConfig`] and [`SavedNames::STORAGE`]; an
-/// error unless `T` is `#[soa(serde)]`.
-impl<'de, T: Record, I: Id> de::Deserialize<'de> for SoaStorage<T, I>
+/// Loads with the default [`TableConfig`] and [`SavedNames::STORAGE`].
+impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<T, I>
 where
     T::Tree: SerdeColumns,
 {

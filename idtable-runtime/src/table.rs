@@ -237,6 +237,32 @@ impl<I: Id> Clone for IdTable<I> {
     }
 }
 
+/// Two tables are equal when they would behave the same from now on: the
+/// same generation in every slot, the same live ids in the same dense
+/// order, the same free queue and the same [`TableConfig`]. Where a free
+/// slot keeps its queue link is not compared.
+///
+/// ```
+/// use idtable::{Id24_8, IdTable};
+///
+/// let mut a = IdTable::<Id24_8>::new();
+/// let (x, _) = a.insert();
+/// a.insert();
+/// let mut b = a.clone();
+/// assert_eq!(a, b);
+/// b.remove(x);
+/// assert_ne!(a, b);
+/// let reloaded = IdTable::<Id24_8>::from_parts(&b.to_parts(), b.config()).unwrap();
+/// assert_eq!(reloaded, b);
+/// ```
+impl<I: Id> PartialEq for IdTable<I> {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_as(other)
+    }
+}
+
+impl<I: Id> Eq for IdTable<I> {}
+
 impl<I: Id> Default for IdTable<I> {
     fn default() -> Self {
         Self::new()

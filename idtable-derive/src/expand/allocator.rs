@@ -4,7 +4,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Ctx;
-use crate::attr::Exhaustion;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -38,17 +37,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let mut_lt = ctx.view_ty(muts, &lt_tokens);
     let iters = quote!(#krate::storage);
 
+    let config = ctx.table_config();
     let min_free = ctx.input.attrs.min_free.map_or(0, |(n, _)| n);
-    let policy = match ctx.input.attrs.on_exhausted {
-        Some(Exhaustion::Wrap) => quote!(Wrap),
-        _ => quote!(Retire),
-    };
-    let config = quote! {
-        #krate::TableConfig {
-            min_free: #min_free,
-            on_exhausted: #krate::OnExhausted::#policy,
-        }
-    };
 
     let record = ctx.record_link();
     let doc = format!(
@@ -69,6 +59,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     clone_bounds.extend(ctx.fields_bound(clone));
     let where_debug = ctx.where_with(&debug_bounds);
     let where_clone = ctx.where_with(&clone_bounds);
+    // Equal when the storages are, which asks `Foo: PartialEq` (or `Eq`) as
+    // well as the fields': see the runtime's `Rows`.
+    let where_eq = |bound| ctx.where_with(&ctx.bound(storage.clone(), bound));
+    let (where_partial_eq, where_eq) = (
+        where_eq(quote!(::core::cmp::PartialEq)),
+        where_eq(quote!(::core::cmp::Eq)),
+    );
 
     quote! {
         #[doc = #doc]
@@ -84,8 +81,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 Self { storage: #krate::SoaStorage::with_config(#config) }
             }
 
-            /// An empty allocator with room for `capacity` objects in every
-            /// column.
+            /// An empty allocator with room for `capacity` objects.
             pub fn with_capacity(capacity: usize) -> Self {
                 Self { storage: #krate::SoaStorage::with_capacity_and_config(capacity, #config) }
             }
@@ -135,8 +131,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.insert(value)
             }
 
-            /// Inserts `value`, or gives it back in the error when no id can
-            /// be issued.
+            /// Inserts `value`; gives it back if no id can be issued.
             #[inline]
             pub fn try_insert(
                 &mut self,
@@ -153,15 +148,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.insert_with_id(make)
             }
 
-            /// Removes and returns `id`'s object; the last object moves into
-            /// the gap.
+            /// Removes `id`'s object; the last row moves into the gap.
             #[inline]
             pub fn remove(&mut self, id: #id) -> ::core::option::Option<#record_ty> {
                 self.storage.remove(id)
             }
 
-            /// Removes the objects of the live ids in `ids` in one pass,
-            /// keeping the order.
+            /// Removes the live ids' objects in one pass, keeping order.
             pub fn remove_many(
                 &mut self,
                 ids: impl ::core::iter::IntoIterator<Item = #id>,
@@ -187,8 +180,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.get_mut(id)
             }
 
-            /// `N` objects mutably at once; `None` if an id is stale or
-            /// repeated.
+            /// `N` objects mutably; `None` if an id is stale or repeated.
             pub fn get_disjoint_mut<const #count_param: usize>(
                 &mut self,
                 ids: [#id; #count_param],
@@ -196,35 +188,31 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.get_disjoint_mut(ids)
             }
 
-            /// Every column as a slice, in dense order, parallel to
-            /// [`ids`](Self::ids).
+            /// Every column as a slice, parallel to [`ids`](Self::ids).
             #[inline]
             pub fn columns(&self) -> #cols_anon {
                 self.storage.columns()
             }
 
-            /// Every column as a mutable slice, in dense order: the place for
-            /// hot loops.
+            /// Every column mutably, in dense order: for hot loops.
             #[inline]
             pub fn columns_mut(&mut self) -> #cols_mut_anon {
                 self.storage.columns_mut()
             }
 
-            /// The live ids in dense order: `ids()[i]` owns row `i` of every
-            /// column.
+            /// The live ids in dense order; `ids()[i]` owns row `i`.
             #[inline]
             pub fn ids(&self) -> &[#id] {
                 self.storage.ids()
             }
 
-            /// The ids and every column mutably, at once (row `i` is
-            /// `ids[i]`'s).
+            /// The ids and every column mutably (row `i` is `ids[i]`'s).
             #[inline]
             pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
                 self.storage.ids_and_columns_mut()
             }
 
-            /// `id`'s row in the columns, if live (moves on remove and sort).
+            /// `id`'s row, if live (moves on remove and sort).
             #[inline]
             pub fn dense_index(&self, id: #id) -> ::core::option::Option<usize> {
                 self.storage.dense_index(id)
@@ -245,14 +233,12 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.drain()
             }
 
-            /// Keeps the objects `keep` accepts, in order, removing the rest
-            /// in one pass.
+            /// Keeps the objects `keep` accepts, in order, in one pass.
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
                 self.storage.retain(|id, row| keep(id, row.into_inner()))
             }
 
-            /// Removes and yields the objects `pred` accepts, swap-removing
-            /// (order not kept).
+            /// Removes and yields what `pred` accepts (order not kept).
             pub fn extract_if<#lt, #pred_param: ::core::ops::FnMut(#id, #mut_anon) -> bool + #lt>(
                 &#lt mut self,
                 mut pred: #pred_param,
@@ -260,8 +246,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.extract_if(move |id, row| pred(id, row.into_inner()))
             }
 
-            /// Sorts the rows by `compare` (stable), for locality; every id
-            /// stays valid.
+            /// Sorts the rows by `compare` (stable); ids stay valid.
             pub fn sort_by(
                 &mut self,
                 mut compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
@@ -325,6 +310,16 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 Self { storage: ::core::clone::Clone::clone(&self.storage) }
             }
         }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::cmp::PartialEq for #allocator #ty_generics #where_partial_eq {
+            fn eq(&self, other: &Self) -> bool {
+                self.storage == other.storage
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::cmp::Eq for #allocator #ty_generics #where_eq {}
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::Extend<#record_ty> for #allocator #ty_generics #where_clause {

@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Generics, Lifetime, LifetimeParam, Type};
 
 use crate::ast::Input;
+use crate::attr::Exhaustion;
 use crate::names::Names;
 use crate::valid;
 
@@ -183,6 +184,23 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// The allocator's `TableConfig` (`min_free`, `on_exhausted`), as an
+    /// expression.
+    pub fn table_config(&self) -> TokenStream {
+        let krate = &self.krate;
+        let min_free = self.input.attrs.min_free.map_or(0, |(n, _)| n);
+        let policy = match self.input.attrs.on_exhausted {
+            Some(Exhaustion::Wrap) => quote!(Wrap),
+            _ => quote!(Retire),
+        };
+        quote! {
+            #krate::TableConfig {
+                min_free: #min_free,
+                on_exhausted: #krate::OnExhausted::#policy,
+            }
+        }
+    }
+
     /// The struct's where clause with `extra` (predicates, each ending in
     /// `,`) appended. The user's last predicate may lack its comma, so the
     /// predicates are written out one by one.
@@ -275,11 +293,7 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
     let record = record::expand(&ctx);
     let allocator = allocator::expand(&ctx);
     let par = par::expand(&ctx);
-    let serde = if input.attrs.serde {
-        serde::expand(&ctx)
-    } else {
-        TokenStream::new()
-    };
+    let serde = serde::expand(&ctx);
     let errors = to_compile_errors(errors);
     quote! {
         #errors

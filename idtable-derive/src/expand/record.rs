@@ -204,17 +204,6 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     let from_values = quote!(#ident { #(#idents: #locals,)* });
     let cols = quote!(<Self::Tree as #krate::columns::ColumnTree>);
     let token = quote!(_: #krate::RecordToken<Self>);
-    // The field names, given only to the runtime's saving and loading, and
-    // only under `#[soa(serde)]`.
-    let saved_fields = ctx.input.attrs.serde.then(|| {
-        let names = idents
-            .iter()
-            .map(|i| syn::ext::IdentExt::unraw(*i).to_string());
-        quote! {
-            const SAVED_FIELDS: ::core::option::Option<&'static [&'static str]> =
-                ::core::option::Option::Some(&[#(#names),*]);
-        }
-    });
     // Without fields the values are `()`, returned implicitly.
     let values_tail = (!idents.is_empty()).then(|| pattern.clone());
     // A row prints as its `Ref` view, whose `Debug` needs the pub fields'.
@@ -239,7 +228,6 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
             type Mut<#lt> = #muts #view_generics where Self: #lt;
             type Columns<#lt> = #columns #view_generics where Self: #lt;
             type ColumnsMut<#lt> = #columns_mut #view_generics where Self: #lt;
-            #saved_fields
 
             #[inline(always)]
             fn into_values(self, #token) -> Self::Values {

@@ -1,12 +1,18 @@
-//! `Serialize`/`Deserialize` for `FooId`, `FooColumns` and `FooAllocator`
-//! under `#[soa(serde)]`, emitted inside `__soa_serde!`, which is an error
-//! unless the facade's `serde` feature is on.
+//! `Serialize`/`Deserialize` for `FooId`, `FooColumns` and `FooAllocator`.
+//!
+//! The id's and the allocator's impls are emitted for every struct inside
+//! `__soa_if_serde!`, which keeps them only when the facade's `serde`
+//! feature is on: an id is only bits, and the allocator's impls are bounded
+//! by `Foo: SavedRecord`, so for a struct that did not opt in they exist but
+//! never apply, and using them is one error naming `#[soa(serde)]`. What
+//! reads the fields (`SavedRecord`, the columns' `Serialize`, the per-field
+//! check) is emitted only under `#[soa(serde)]`, inside `__soa_serde!`,
+//! which is an error unless the feature is on.
 //!
 //! Glue only: the allocator's impls call `SoaStorage::serialize_named` and
 //! `deserialize_named` (the runtime's `storage_serde`), which save and load
 //! `{ table: { slots, dense, free }, columns: { field: [..], .. } }` and check
-//! everything on the way in. The struct's `Record` impl names its fields for
-//! them (`SAVED_FIELDS`, written by `record.rs` under `#[soa(serde)]`).
+//! everything on the way in.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -30,15 +36,17 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
     let tys = ctx.field_types();
 
-    // The allocator's impls hold when every column can be saved and loaded.
-    // On a struct without generics the bound is higher-ranked (see
-    // `Ctx::bound`), so a field that cannot be saved is reported once, by
-    // `field_check` below, not as a "trivially false" bound here.
-    let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
-    let saveable = ctx.where_with(&ctx.bound(
-        quote!(<#record_ty as #krate::Record>::Tree),
-        quote!(#krate::storage_serde::SerdeColumns),
-    ));
+    // The allocator's impls hold when the struct opted in and every column
+    // can be saved (the runtime's `SaveStorage`, which they call). On a
+    // struct without generics the bound is higher-ranked (see
+    // `Ctx::bound`): for a struct that did not opt in, the impls exist and
+    // never apply, and a field that cannot be saved is reported once, by
+    // `field_check` below.
+    let config = ctx.table_config();
+    let saved_record = quote!(#krate::storage_serde::SavedRecord);
+    let save_storage = quote!(#krate::storage_serde::SaveStorage<#id>);
+    let saveable = ctx.record_bound(save_storage.clone());
+    let saveable = ctx.where_with(&saveable);
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
     let mut de_generics: Generics = generics.clone();
     de_generics
@@ -93,10 +101,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         TokenStream::new()
     };
 
-    quote! {
-        #krate::__soa_serde! {
-            #field_check
-
+    let always = quote! {
+        #krate::__soa_if_serde! {
             #[automatically_derived]
             impl #impl_generics #serde::Serialize for #id #where_clause {
                 fn serialize<__S: #serde::Serializer>(
@@ -118,17 +124,12 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #lt_impl_generics #serde::Serialize for #columns_lt #columns_where {
-                #serialize_columns
-            }
-
-            #[automatically_derived]
             impl #impl_generics #serde::Serialize for #allocator #ty_generics #saveable {
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
                 ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    self.storage.serialize_named(serializer, #saved_names)
+                    <#record_ty as #save_storage>::save(&self.storage, serializer, #saved_names)
                 }
             }
 
@@ -137,10 +138,35 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
-                    let config = Self::new().storage.table().config();
-                    <#storage>::deserialize_named(deserializer, config, #saved_names)
+                    <#record_ty as #save_storage>::load(deserializer, #config, #saved_names)
                         .map(|storage| Self { storage })
                 }
+            }
+        }
+    };
+    if !ctx.input.attrs.serde {
+        return always;
+    }
+
+    let field_names = keys.iter();
+    let columns_saveable = ctx.where_with(&ctx.bound(
+        quote!(<#record_ty as #krate::Record>::Tree),
+        quote!(#krate::storage_serde::SerdeColumns),
+    ));
+    quote! {
+        #always
+
+        #krate::__soa_serde! {
+            #field_check
+
+            #[automatically_derived]
+            impl #impl_generics #saved_record for #record_ty #columns_saveable {
+                const FIELDS: &'static [&'static str] = &[#(#field_names),*];
+            }
+
+            #[automatically_derived]
+            impl #lt_impl_generics #serde::Serialize for #columns_lt #columns_where {
+                #serialize_columns
             }
         }
     }

@@ -4,7 +4,7 @@
 //! The saved form is `{ keys: [..], columns: { field: [..], .. } }`: the
 //! keys in dense order and one sequence per field. Like an allocator's, it
 //! exists only for structs that opted in with `#[soa(serde)]`
-//! ([`Record::SAVED_FIELDS`]); for any other `T` both directions are errors.
+//! ([`SavedRecord`]); for any other `T` neither direction compiles.
 //! Loading checks that each column holds one value per key and that no two
 //! keys share a slot index, and builds the map without a struct per row.
 
@@ -14,7 +14,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{self, Serialize, SerializeStruct, Serializer};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::sparse::{Slot, SparseSet, MAX_LEN};
 use super::SoaMap;
@@ -23,21 +23,19 @@ use crate::id::Id;
 use crate::rows::Rows;
 use crate::storage::Record;
 use crate::storage_serde::{
-    not_opted_in, ColumnsSeed, FieldName, SavedColumns, SavedNames, SerdeColumns,
+    ColumnsSeed, FieldName, SavedColumns, SavedNames, SavedRecord, SerdeColumns,
 };
 
 const NAME: &str = "SoaMap";
 const FIELDS: &[&str] = &["keys", "columns"];
 
-/// Saves `{ keys, columns }`; an error unless `T` is `#[soa(serde)]`.
-impl<K: Id + Serialize, T: Record> Serialize for SoaMap<K, T>
+/// Saves `{ keys, columns }`.
+impl<K: Id + Serialize, T: SavedRecord> Serialize for SoaMap<K, T>
 where
     T::Tree: SerdeColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Some(fields) = T::SAVED_FIELDS else {
-            return Err(ser::Error::custom(not_opted_in::<T>()));
-        };
+        let fields = T::FIELDS;
         let columns = SavedColumns::<T> {
             slices: self.rows.column_slices(),
             fields,
@@ -52,17 +50,15 @@ where
 
 /// Loads what [`Serialize`] saved, checking it: one value per key in every
 /// column, no two keys of one slot index, no unknown, missing or repeated
-/// field; an error unless `T` is `#[soa(serde)]`. Nothing panics, whatever
+/// field. Nothing panics, whatever
 /// the input. The sparse index takes at most one 256-byte page (and its
 /// share of the page table, or an ordered map's entry) per key loaded.
-impl<'de, K: Id + Deserialize<'de>, T: Record> Deserialize<'de> for SoaMap<K, T>
+impl<'de, K: Id + Deserialize<'de>, T: SavedRecord> Deserialize<'de> for SoaMap<K, T>
 where
     T::Tree: SerdeColumns,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Some(fields) = T::SAVED_FIELDS else {
-            return Err(de::Error::custom(not_opted_in::<T>()));
-        };
+        let fields = T::FIELDS;
         if fields.len() != <T::Tree as SerdeColumns>::COUNT {
             return Err(de::Error::custom(
                 "the number of field names differs from the number of columns",
@@ -186,7 +182,7 @@ mod tests {
     use crate::id::Id24_8;
     use crate::storage::RecordToken;
 
-    /// A hand-written record that opted in (`SAVED_FIELDS`).
+    /// A hand-written record that opted in (`SavedRecord`).
     struct Hp(u32);
 
     impl Record for Hp {
@@ -196,7 +192,6 @@ mod tests {
         type Mut<'a> = &'a mut u32;
         type Columns<'a> = &'a [u32];
         type ColumnsMut<'a> = &'a mut [u32];
-        const SAVED_FIELDS: Option<&'static [&'static str]> = Some(&["hp"]);
 
         fn into_values(self, _: RecordToken<Self>) -> u32 {
             self.0
@@ -225,6 +220,10 @@ mod tests {
         ) -> &'a mut [u32] {
             s
         }
+    }
+
+    impl SavedRecord for Hp {
+        const FIELDS: &'static [&'static str] = &["hp"];
     }
 
     type Map = SoaMap<Id24_8, Hp>;

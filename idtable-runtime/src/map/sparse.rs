@@ -59,6 +59,16 @@ pub struct SparseSet<K> {
     keys: Vec<K>,
 }
 
+/// Two indexes are equal when they hold the same keys in the same dense
+/// order (the pages follow from the keys).
+impl<K: Id> PartialEq for SparseSet<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys == other.keys
+    }
+}
+
+impl<K: Id> Eq for SparseSet<K> {}
+
 impl<K: Id> SparseSet<K> {
     pub(crate) const fn new() -> Self {
         SparseSet {

@@ -223,6 +223,16 @@ impl<I: Id> IdTable<I> {
         }
     }
 
+    /// Whether `self` and `other` are the same table: the same generation
+    /// in every slot, live ids in the same dense order, the same free queue
+    /// and configuration. What `PartialEq` compares.
+    pub(crate) fn same_as(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.ids == other.ids
+            && self.slot_generations().eq(other.slot_generations())
+            && self.free_slots().eq(other.free_slots())
+    }
+
     /// The generation of each slot, in slot order (`IdTableParts::slots`).
     pub(crate) fn slot_generations(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
         self.slots.iter().map(|&s| Self::slot_generation(s))
