@@ -342,10 +342,20 @@ const fn max(a: usize, b: usize) -> usize {
 /// fields.
 ///
 /// ```
-/// use idtable::columns::{Col, EqColumns};
+/// use idtable::columns::EqColumns;
+/// use idtable::{Record, SoaAllocator};
 ///
-/// fn comparable<T: EqColumns>() {}
-/// comparable::<(Col<u8>, (Col<f32>, Col<String>))>();
+/// #[derive(SoaAllocator, PartialEq)]
+/// pub struct Tag { pub name: String, pub weight: f32 }
+///
+/// fn comparable<T: Record>() -> bool where T::Tree: EqColumns { true }
+/// assert!(comparable::<Tag>());
+///
+/// let mut a = TagAllocator::new();
+/// a.insert(Tag { name: "x".into(), weight: 1.0 });
+/// let mut b = TagAllocator::new();
+/// b.insert(Tag { name: "x".into(), weight: 1.0 });
+/// assert!(a == b);
 /// ```
 pub trait EqColumns: ColumnTree {
     /// Whether the two sets of columns hold equal elements.
@@ -357,10 +367,18 @@ pub trait EqColumns: ColumnTree {
 /// the containers asks.
 ///
 /// ```
-/// use idtable::columns::{Col, TotalEqColumns};
+/// use idtable::columns::TotalEqColumns;
+/// use idtable::{Record, SoaAllocator};
 ///
-/// fn total<T: TotalEqColumns>() {}
-/// total::<(Col<u8>, Col<String>)>(); // (Col<f32>, ..) would not compile
+/// #[derive(SoaAllocator, Clone, Debug, PartialEq, Eq)]
+/// pub struct Tag { pub name: String, pub rank: u8 }
+///
+/// fn total<T: Record>() -> bool where T::Tree: TotalEqColumns { true }
+/// assert!(total::<Tag>()); // a struct with an `f32` field would not compile
+///
+/// let mut tags = TagAllocator::new();
+/// tags.insert(Tag { name: "x".into(), rank: 1 });
+/// assert_eq!(tags, tags.clone()); // `Eq`: usable where total equality is asked
 /// ```
 pub trait TotalEqColumns: EqColumns {}
 
