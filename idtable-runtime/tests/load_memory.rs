@@ -1,7 +1,7 @@
 //! Loading a `DataMap` holds memory in proportion to its input, whatever
 //! the ids: the heap a load leaves behind is at most 128 times the input's
 //! size plus 256 KiB (GUARANTEES.md), for `from_bytes`, and with the
-//! `serde` feature for JSON and postcard. The inputs are hostile to a paged
+//! `serde` feature for JSON (keys by hash and by name) and postcard. The inputs are hostile to a paged
 //! index: one entity at the highest slot index, one entity per page for
 //! several page sizes, one per 2^20 and 2^22 slot indices, some spread over the
 //! whole range. Measured with a global allocator that counts the bytes
@@ -58,6 +58,7 @@ fn from_bytes_holds_memory_in_proportion_to_its_input() {
 #[cfg(feature = "serde")]
 mod serde_formats {
     use super::*;
+    use idtable_runtime::data::KeyNames;
 
     #[test]
     fn postcard_holds_memory_in_proportion_to_its_input() {
@@ -92,5 +93,42 @@ mod serde_formats {
                 serde_json::from_str::<DataMap<Id32_32>>(&empty).unwrap()
             });
         }
+    }
+
+    #[test]
+    fn json_with_key_names_holds_memory_in_proportion_to_its_input() {
+        // Keys by name are the shortest key texts: one letter instead of
+        // ten characters of hash, each read from its text without a copy.
+        let names = KeyNames::new().with(&["a"]);
+        for (name, indices) in hostile_indices(Id32_32::MAX_INDEX, N) {
+            let text = serde_json::to_string(&map_of(&indices, id32_32).named(&names)).unwrap();
+            assert!(text.contains(r#"{"a":1}"#), "{}", &text[..40]);
+            let loaded = within_bound(&name, text.len(), || {
+                serde_json::from_str::<DataMap<Id32_32>>(&text).unwrap()
+            });
+            assert_eq!(loaded.len(), indices.len());
+        }
+        // Many short names per entity: two-letter paths of one segment and
+        // one-letter paths of two.
+        let letters: Vec<String> = ('a'..='z').map(String::from).collect();
+        let mut names = KeyNames::new();
+        let mut map = DataMap::<Id24_8>::new();
+        for entity in 0..if cfg!(miri) { 1 } else { 64 } {
+            let id = Id24_8::new(entity * 64, 1).unwrap();
+            for x in &letters {
+                for y in &letters[..10] {
+                    let key = names.add(&[x.as_str(), y.as_str()]);
+                    map.set(id, key, true).unwrap();
+                    let key = names.add(&[format!("{x}{y}").as_str()]);
+                    map.set(id, key, 1).unwrap();
+                }
+            }
+        }
+        let text = serde_json::to_string(&map.named(&names)).unwrap();
+        assert!(text.contains(r#""q.c":true"#));
+        let loaded = within_bound("named keys", text.len(), || {
+            serde_json::from_str::<DataMap<Id24_8>>(&text).unwrap()
+        });
+        assert_eq!(loaded, map);
     }
 }

@@ -168,6 +168,65 @@ impl fmt::Debug for Key {
     }
 }
 
+/// Why a key text (a key as human-readable formats write it) reads as no
+/// key; see [`key_of_text`].
+#[cfg(any(feature = "serde", test))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BadKeyText {
+    /// The empty text (the empty path is written as its hash only).
+    Empty,
+    /// Starts with `0x` or `0X` but is not `0x` and 8 hex digits.
+    BadHash,
+    /// A path with an empty segment: two dots in a row, or a dot at an end.
+    EmptySegment,
+}
+
+#[cfg(any(feature = "serde", test))]
+impl fmt::Display for BadKeyText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BadKeyText::Empty => "is empty",
+            BadKeyText::BadHash => "starts with \"0x\" but is not \"0x\" and 8 hex digits",
+            BadKeyText::EmptySegment => "has an empty segment (two dots, or a dot at an end)",
+        })
+    }
+}
+
+/// The key that `text` stands for in a human-readable format: `0x` and 8
+/// hex digits (either case) is a hash ([`Key::from_hash`]); any other text
+/// is a path whose segments are separated by `.` ([`Key::path`] of them).
+/// Refused: the empty text, other texts starting with `0x` or `0X` (kept
+/// for hashes, so a mistyped hash is an error, not a new key), and empty
+/// segments. A segment cannot hold a `.`: such a key has no text but its
+/// hash. Allocates nothing; linear in the text.
+#[cfg(any(feature = "serde", test))]
+pub(crate) fn key_of_text(text: &str) -> Result<Key, BadKeyText> {
+    if let Some(digits) = text.strip_prefix("0x") {
+        if digits.len() != 8 {
+            return Err(BadKeyText::BadHash);
+        }
+        return digits
+            .chars()
+            .try_fold(0_u32, |hash, c| Some(hash << 4 | c.to_digit(16)?))
+            .map(Key::from_hash)
+            .ok_or(BadKeyText::BadHash);
+    }
+    if text.starts_with("0X") {
+        return Err(BadKeyText::BadHash);
+    }
+    if text.is_empty() {
+        return Err(BadKeyText::Empty);
+    }
+    let mut key = Key(FNV_OFFSET);
+    for segment in text.split('.') {
+        if segment.is_empty() {
+            return Err(BadKeyText::EmptySegment);
+        }
+        key = key.join(segment);
+    }
+    Ok(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +237,45 @@ mod tests {
         assert_eq!(segment_hash(""), 0x811c_9dc5);
         assert_eq!(segment_hash("a"), 0xe40c_292c);
         assert_eq!(segment_hash("foobar"), 0xbf9c_f968);
+    }
+
+    #[test]
+    fn key_texts_are_hashes_or_dotted_paths() {
+        let ok = [
+            ("0xbfa11ba6", Key::new("name")),
+            ("0xBFA11BA6", Key::new("name")),
+            ("0x811c9dc5", Key::path(&[])),
+            ("name", Key::new("name")),
+            ("stats.health", Key::path(&["stats", "health"])),
+            ("a.b.c", Key::path(&["a", "b", "c"])),
+            (" spaced .\u{e9}", Key::path(&[" spaced ", "\u{e9}"])),
+            ("x0x12345678", Key::new("x0x12345678")),
+            ("a.0x1", Key::path(&["a", "0x1"])),
+        ];
+        for (text, key) in ok {
+            assert_eq!(key_of_text(text), Ok(key), "{text:?}");
+        }
+        let bad = [
+            ("", BadKeyText::Empty),
+            ("0x", BadKeyText::BadHash),
+            ("0x1234", BadKeyText::BadHash),
+            ("0x123456789", BadKeyText::BadHash),
+            ("0x1234567g", BadKeyText::BadHash),
+            ("0x+1234567", BadKeyText::BadHash),
+            ("0x-1234567", BadKeyText::BadHash),
+            ("0x1234567\u{e9}", BadKeyText::BadHash),
+            ("0x\u{e9}\u{e9}\u{e9}\u{e9}", BadKeyText::BadHash),
+            ("0X12345678", BadKeyText::BadHash),
+            ("0xname.stats", BadKeyText::BadHash),
+            (".", BadKeyText::EmptySegment),
+            ("a.", BadKeyText::EmptySegment),
+            (".a", BadKeyText::EmptySegment),
+            ("a..b", BadKeyText::EmptySegment),
+        ];
+        for (text, error) in bad {
+            assert_eq!(key_of_text(text), Err(error), "{text:?}");
+            assert!(!error.to_string().is_empty());
+        }
     }
 
     #[test]

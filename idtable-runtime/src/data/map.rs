@@ -2,6 +2,7 @@
 //! buffer. The layout and the allocation scheme are described in the
 //! [module docs](super#many-entities-in-one-buffer-datamap).
 
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
@@ -16,15 +17,17 @@ use super::format::{
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
 use super::load::{saved_words, validate};
+use super::names::{KeyNames, NamedMap};
 use super::value::Value;
 use super::view::DataRef;
-use super::words::saved_bytes;
+use super::words::{as_bytes, saved_bytes};
 use crate::id::{Id, IdBits};
 
 /// The per-entity data ([`DataComponent`]s) of many entities, keyed by their
 /// ids, in **one** buffer of little-endian words without pointers: the
-/// map's bytes ([`as_bytes`](Self::as_bytes)) are its saved form, loaded
-/// back by [`from_bytes`](Self::from_bytes), which checks every byte.
+/// map's compact bytes ([`to_bytes`](Self::to_bytes), the buffer without
+/// its holes) are its saved form, loaded back by
+/// [`from_bytes`](Self::from_bytes), which checks every byte.
 ///
 /// Each entity's data is a block laid out like a [`DataComponent`], so it
 /// grows and shrinks on its own, a lookup scans only that entity's keys,
@@ -53,10 +56,10 @@ use crate::id::{Id, IdBits};
 /// assert_eq!(sheets.get_f32(u, HEALTH), Some(100.0));
 /// assert_eq!(sheets.entity(u).unwrap().len(), 3);
 ///
-/// let saved = sheets.as_bytes().to_vec();
+/// let saved = sheets.to_bytes();
 /// let loaded = DataMap::<Id32_32>::from_bytes(&saved)?;
 /// assert_eq!(loaded.get_str(u, "name"), Some("The One"));
-/// assert_eq!(loaded.as_bytes(), &saved[..]);
+/// assert_eq!(loaded.to_bytes(), saved);
 ///
 /// units.remove(u);
 /// let (v, _) = units.insert(); // u's slot, a newer generation
@@ -558,7 +561,10 @@ impl<K: Id> DataMap<K> {
     }
 
     /// Squeezes the holes out of the buffer (compaction) and releases
-    /// unused capacity: the saved form is then as small as the blocks allow.
+    /// unused capacity: the buffer is then as small as the blocks allow, and
+    /// [`as_bytes`](Self::as_bytes) is the compact saved form. Saving needs
+    /// no call to it: [`to_bytes`](Self::to_bytes) leaves the holes out
+    /// through `&self`.
     ///
     /// ```
     /// use idtable::data::DataMap;
@@ -609,10 +615,15 @@ impl<K: Id> DataMap<K> {
         }
     }
 
-    /// The saved form: the buffer itself (header, blocks, ids and holes), in
-    /// the format of the [module docs](super#many-entities-in-one-buffer-datamap).
-    /// Call [`shrink_to_fit`](Self::shrink_to_fit) first to leave out the
-    /// holes. A map that never held an entity gives the 8-byte header.
+    /// The buffer as it is, without a copy: the header, the blocks and
+    /// ids, and the holes that moved or removed entities left (zero words,
+    /// at most a quarter of it). It is a valid saved form, which
+    /// [`from_bytes`](Self::from_bytes) loads and keeps as it is (so
+    /// `from_bytes(as_bytes())` gives these bytes back), but for saving use
+    /// [`to_bytes`](Self::to_bytes), which leaves the holes out; the two are
+    /// the same when the map has none (after
+    /// [`shrink_to_fit`](Self::shrink_to_fit), or built by `set` without
+    /// removals). A map that never held an entity gives the 8-byte header.
     ///
     /// ```
     /// use idtable::data::DataMap;
@@ -621,13 +632,106 @@ impl<K: Id> DataMap<K> {
     /// // Version 1, one word per id, 24 index bits; no entities.
     /// assert_eq!(DataMap::<Id24_8>::new().as_bytes(), &[1, 1, 24, 0, 0, 0, 0, 0]);
     /// assert_eq!(DataMap::<Id32_32>::new().as_bytes(), &[1, 2, 32, 0, 0, 0, 0, 0]);
+    ///
+    /// let mut sheets: DataMap<Id24_8> = DataMap::new();
+    /// for i in 0..4 {
+    ///     sheets.set(Id24_8::new(i, 1).unwrap(), "x", 1)?;
+    /// }
+    /// assert_eq!(sheets.as_bytes(), &sheets.to_bytes()[..]);
+    /// sheets.remove(Id24_8::new(0, 1).unwrap()); // a hole before the others
+    /// assert!(sheets.as_bytes().len() > sheets.to_bytes().len());
+    /// let loaded = DataMap::<Id24_8>::from_bytes(sheets.as_bytes())?;
+    /// assert_eq!(loaded.as_bytes(), sheets.as_bytes());
+    /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
         saved_bytes(&self.words, &Self::EMPTY_BYTES)
     }
 
-    /// Loads bytes saved by [`as_bytes`](Self::as_bytes), from a slice at
+    /// The saved form, compact: the header, then every entity's block and
+    /// id in buffer order, without the holes (the [module
+    /// docs](super#many-entities-in-one-buffer-datamap) give the format).
+    /// Through `&self`: it borrows the buffer when the map has no holes and
+    /// copies the regions into a new buffer of exactly the saved size when
+    /// it has. The bytes are those [`as_bytes`](Self::as_bytes) gives after
+    /// [`shrink_to_fit`](Self::shrink_to_fit); [`from_bytes`](Self::from_bytes)
+    /// loads them into an equal map, whose `to_bytes` are the same bytes.
+    /// The `serde` impls save this form in binary formats.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use idtable::data::DataMap;
+    /// use idtable::Id24_8;
+    ///
+    /// let mut sheets: DataMap<Id24_8> = DataMap::new();
+    /// for i in 0..5 {
+    ///     sheets.set(Id24_8::new(i, 1).unwrap(), "name", "Aria")?;
+    /// }
+    /// assert!(matches!(sheets.to_bytes(), Cow::Borrowed(_))); // no holes: no copy
+    ///
+    /// sheets.remove(Id24_8::new(0, 1).unwrap()); // leaves a hole
+    /// let saved = sheets.to_bytes();
+    /// assert!(saved.len() < sheets.as_bytes().len());
+    /// let loaded = DataMap::<Id24_8>::from_bytes(&saved)?;
+    /// assert_eq!(loaded, sheets);
+    /// assert_eq!(loaded.to_bytes(), saved);
+    ///
+    /// let mut packed = sheets.clone();
+    /// packed.shrink_to_fit();
+    /// assert_eq!(packed.as_bytes(), &saved[..]);
+    /// # Ok::<(), idtable::data::DataError>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Cow<'_, [u8]> {
+        if self.dead == 0 {
+            return Cow::Borrowed(self.as_bytes());
+        }
+        let mut bytes = Vec::with_capacity((self.words.len() - self.dead) * 4);
+        bytes.extend_from_slice(as_bytes(&self.words[..MAP_HEADER_WORDS]));
+        // Runs of adjacent regions, each copied in one go.
+        let mut run = MAP_HEADER_WORDS;
+        let mut at = MAP_HEADER_WORDS;
+        while let Some(&word) = self.words.get(at) {
+            if word == 0 {
+                bytes.extend_from_slice(as_bytes(&self.words[run..at]));
+                at += 1;
+                run = at;
+            } else {
+                at += len_words(self.words[at + 1]) + Self::ID_WORDS;
+            }
+        }
+        bytes.extend_from_slice(as_bytes(&self.words[run..at]));
+        debug_assert_eq!(bytes.len(), (self.words.len() - self.dead) * 4);
+        Cow::Owned(bytes)
+    }
+
+    /// The map with a [`KeyNames`] table, for people: its `Debug` shows
+    /// keys by name, and (feature `serde`) human-readable formats write each
+    /// key whose name `names` knows as that name (`"stats.health"`), the
+    /// others as their hash (`"0x5953e0d5"`). Loading takes both forms back
+    /// with the plain `DataMap` `Deserialize`, without the table: a name is
+    /// a path, hashed again. See [`NamedMap`] for the rules.
+    ///
+    /// ```
+    /// use idtable::data::{DataMap, Key, KeyNames};
+    /// use idtable::Id24_8;
+    ///
+    /// let id = Id24_8::new(0, 1).unwrap();
+    /// let mut sheets: DataMap<Id24_8> = DataMap::new();
+    /// sheets.set(id, Key::path(&["stats", "health"]), 40.0_f32)?;
+    /// let names = KeyNames::new().with(&["stats", "health"]);
+    /// let shown = format!("{:?}", sheets.named(&names));
+    /// assert_eq!(shown, format!("DataMap {{{id:?}: {{stats.health: Float(40.0)}}}}"));
+    /// # Ok::<(), idtable::data::DataError>(())
+    /// ```
+    #[must_use]
+    pub fn named<'a>(&'a self, names: &'a KeyNames) -> NamedMap<'a, K> {
+        NamedMap::new(self, names)
+    }
+
+    /// Loads bytes saved by [`to_bytes`](Self::to_bytes) (or the buffer of
+    /// [`as_bytes`](Self::as_bytes), holes included), from a slice at
     /// any address. Every byte is checked: the header (version, and an id
     /// layout that matches `K`), each entity's block (as
     /// [`DataComponent::from_bytes`] checks one, version 2), each id
@@ -642,7 +746,7 @@ impl<K: Id> DataMap<K> {
     /// let id = Id24_8::new(5, 1).unwrap();
     /// let mut sheets: DataMap<Id24_8> = DataMap::new();
     /// sheets.set(id, "name", "The One")?;
-    /// let bytes = sheets.as_bytes().to_vec();
+    /// let bytes = sheets.to_bytes().into_owned();
     /// let loaded = DataMap::<Id24_8>::from_bytes(&bytes)?;
     /// assert_eq!(loaded.as_bytes(), &bytes[..]);
     /// assert_eq!(loaded.get_str(id, "name"), Some("The One"));

@@ -111,8 +111,8 @@
 //! [`DataComponent`] each would be thousands of allocations. A
 //! [`DataMap<K>`](DataMap) keeps the data of every entity, keyed by the ids
 //! `K` of another table, in **one** buffer of words, with offsets only, so
-//! the whole map can be copied with `memcpy` and its bytes
-//! ([`DataMap::as_bytes`]) are its saved form:
+//! the whole map can be copied with `memcpy`, and its compact bytes
+//! ([`DataMap::to_bytes`], through `&`) are its saved form:
 //!
 //! ```
 //! use idtable::data::{DataMap, DataError, Key};
@@ -126,9 +126,14 @@
 //!     sheets.set(u, HEALTH, 100.0_f32)?;
 //!     sheets.set(u, "level", i % 50)?;
 //! }
-//! let saved = sheets.as_bytes().to_vec(); // one write
+//! let saved = sheets.to_bytes(); // one write: the buffer, borrowed
 //! let loaded = DataMap::<Id32_32>::from_bytes(&saved)?; // one read
 //! assert_eq!(loaded, sheets);
+//!
+//! sheets.remove(units.ids()[0]); // leaves a hole
+//! let saved = sheets.to_bytes(); // without it: a copy of the other regions
+//! assert!(saved.len() < sheets.as_bytes().len());
+//! assert_eq!(DataMap::<Id32_32>::from_bytes(&saved)?, sheets);
 //! # Ok::<(), DataError>(())
 //! ```
 //!
@@ -155,9 +160,11 @@
 //! once they pass a quarter of the buffer, the map compacts, sliding every
 //! block down over the holes in one pass (cost: the buffer's size, paid
 //! after a quarter of it was freed, so amortised over the frees). Holes are
-//! therefore at most a quarter of the saved form;
-//! [`DataMap::shrink_to_fit`] squeezes them out before saving. The buffer
-//! itself grows by a quarter of its size when its free end runs out.
+//! therefore at most a quarter of the buffer. They are never saved:
+//! [`DataMap::to_bytes`] (and the `serde` impls) copy the regions around
+//! them when there are any, through `&self`, and
+//! [`DataMap::shrink_to_fit`] squeezes them out of the buffer itself. The
+//! buffer grows by an eighth of its size when its free end runs out.
 //!
 //! Why this scheme: entity data is small and changes rarely compared with
 //! how often it is read, so packed blocks (no per-block slack, the best
@@ -192,16 +199,21 @@
 //! [`DataComponent::from_bytes`] would refuse (or of version 1), an id with
 //! generation 0 or a slot index past `u32::MAX`, two ids with the same slot
 //! index, a count that differs from the regions found. What it accepts it
-//! keeps as it is, so saving a loaded map gives identical bytes. An empty
-//! map saves as its 8-byte header. A map built by edits saves in the order
-//! its blocks were placed; two maps with the same contents can have
-//! different bytes.
+//! keeps as it is, holes included, so [`DataMap::as_bytes`] of a loaded
+//! map gives identical bytes, and so does [`DataMap::to_bytes`] when the
+//! input had no holes (the form `to_bytes` writes). An empty map saves as
+//! its 8-byte header. A map built by edits saves in the order its blocks
+//! were placed; two maps with the same contents can have different bytes.
 //!
 //! **serde** (feature `serde`): binary formats (postcard…) save a map as its
-//! bytes, checked by [`DataMap::from_bytes`] on the way in. Human-readable
-//! formats (JSON…) save a map from id bits to each entity's data, a map from
-//! key hashes (`"0x5953e0d5"`) to plain values (`true`, `1.5`, `3`,
-//! `"text"`, `[1.0, 2.0]`); loading it sets each value again, so the
+//! compact bytes ([`DataMap::to_bytes`]), checked by [`DataMap::from_bytes`]
+//! on the way in. Human-readable formats (JSON…) save a map from id bits to
+//! each entity's data, a map from key hashes (`"0x5953e0d5"`) to plain
+//! values (`true`, `1.5`, `3`, `"text"`, `[1.0, 2.0]`); saved through
+//! [`DataMap::named`] with a [`KeyNames`] table, keys it knows are written
+//! by name (`"stats.health"`). Loading takes either key form back (a text
+//! other than `0x` and 8 hex digits is a path of `.`-separated segments;
+//! [`NamedMap`] gives the rules) and sets each value again, so the
 //! contents survive, not the byte layout. A [`DataComponent`] saves as its
 //! bytes in every format.
 //!
@@ -238,6 +250,6 @@ pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
 pub use map::{DataMap, MapIter};
-pub use names::{KeyNames, ShowData, ShowKey};
+pub use names::{KeyNames, NamedMap, ShowData, ShowKey};
 pub use value::Value;
 pub use view::{DataRef, Iter};

@@ -5,12 +5,17 @@
 //! format, checked by [`DataComponent::from_bytes`] on the way in.
 //!
 //! Binary formats (`is_human_readable()` false, e.g. postcard) get the
-//! map's bytes ([`DataMap::as_bytes`]), checked by [`DataMap::from_bytes`]
-//! on the way in: the compact form, identical bytes after a round trip.
+//! map's compact bytes ([`DataMap::to_bytes`]: the buffer, or a copy
+//! without its holes), checked by [`DataMap::from_bytes`] on the way in:
+//! identical bytes after a round trip.
 //!
 //! Human-readable formats (JSON, RON, YAML…) get a map from each entity's
-//! id bits to its data, itself a map from key hashes (as `"0x…"` strings,
-//! 8 hex digits) to plain values: `true`, `1.5`, `3`, `"text"`, `[1.0, 2.0]`.
+//! id bits to its data, itself a map from key texts to plain values: `true`,
+//! `1.5`, `3`, `"text"`, `[1.0, 2.0]`. A key text is the key's hash (`"0x"`
+//! and 8 hex digits), or, saved through [`DataMap::named`], the key's name
+//! (`"stats.health"`) where the [`KeyNames`] table has one that reads back
+//! as the key. Loading reads a text of `0x` and 8 hex digits as a hash and
+//! any other as a path of `.`-separated segments; see [`NamedMap`].
 //! Integers and floats are told apart as the format tells them apart (in
 //! JSON, `3` is an integer and `3.0` a float). Loading sets every value
 //! into a new map, so a round trip keeps the contents, not the layout;
@@ -40,8 +45,9 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use super::component::DataComponent;
-use super::key::Key;
+use super::key::{key_of_text, Key};
 use super::map::DataMap;
+use super::names::{KeyNames, NamedMap};
 use super::value::Value;
 use super::view::DataRef;
 use crate::id::{Id, IdBits};
@@ -80,36 +86,64 @@ impl<'de> Deserialize<'de> for DataComponent {
 
 impl<K: Id> Serialize for DataMap<K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if serializer.is_human_readable() {
-            serializer.collect_map(
-                self.iter()
-                    .map(|(id, sheet)| (id.to_bits().to_u64(), Entity(sheet))),
-            )
-        } else {
-            serializer.serialize_bytes(self.as_bytes())
-        }
+        save(self, None, serializer)
+    }
+}
+
+impl<K: Id> Serialize for NamedMap<'_, K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        save(self.map, Some(self.names), serializer)
+    }
+}
+
+/// Saves `map`: its compact bytes in binary formats, a map from id bits to
+/// entity data in human-readable ones (keys by name where `names` has one
+/// that reads back as the key).
+fn save<K: Id, S: Serializer>(
+    map: &DataMap<K>,
+    names: Option<&KeyNames>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if serializer.is_human_readable() {
+        serializer.collect_map(
+            map.iter()
+                .map(|(id, data)| (id.to_bits().to_u64(), Entity { data, names })),
+        )
+    } else {
+        serializer.serialize_bytes(&map.to_bytes())
     }
 }
 
 /// One entity's data as a map from key text to plain values.
-struct Entity<'a>(DataRef<'a>);
+struct Entity<'a> {
+    data: DataRef<'a>,
+    names: Option<&'a KeyNames>,
+}
 
 impl Serialize for Entity<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(
-            self.0
-                .iter()
-                .map(|(key, value)| (KeyText(key), Plain(value))),
-        )
+        serializer.collect_map(self.data.iter().map(|(key, value)| {
+            let name = self
+                .names
+                .and_then(|names| names.name(key))
+                .filter(|name| key_of_text(name) == Ok(key));
+            (KeyText { key, name }, Plain(value))
+        }))
     }
 }
 
-/// A key as `"0x…"`.
-struct KeyText(Key);
+/// A key as its name, or as `"0x…"`.
+struct KeyText<'a> {
+    key: Key,
+    name: Option<&'a str>,
+}
 
-impl Serialize for KeyText {
+impl Serialize for KeyText<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&format_args!("{:#010x}", self.0.to_hash()))
+        match self.name {
+            Some(name) => serializer.serialize_str(name),
+            None => serializer.collect_str(&format_args!("{:#010x}", self.key.to_hash())),
+        }
     }
 }
 
@@ -180,6 +214,13 @@ impl<'de, K: Id> Visitor<'de> for MapVisitor<K> {
                     .map_err(de::Error::custom)?;
             }
             for (key, value) in &entries.0 {
+                // By name and by hash, or two names of one hash: one key.
+                if map.get(id, *key).is_some() {
+                    return Err(de::Error::custom(format_args!(
+                        "key {:#010x} is listed twice for id {bits}",
+                        key.to_hash()
+                    )));
+                }
                 map.set(id, *key, value.as_value())
                     .map_err(de::Error::custom)?;
             }
@@ -199,22 +240,12 @@ impl<'de> Deserialize<'de> for Entries {
             type Value = Entries;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map from keys (\"0x\" and 8 hex digits) to values")
+                f.write_str("a map from keys (\"0x\" and 8 hex digits, or a path) to values")
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Entries, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(text) = access.next_key::<String>()? {
-                    let key = text
-                        .strip_prefix("0x")
-                        .filter(|hex| hex.len() == 8)
-                        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                        .map(Key::from_hash)
-                        .ok_or_else(|| {
-                            de::Error::custom(format_args!(
-                                "key {text:?} is not \"0x\" and 8 hex digits"
-                            ))
-                        })?;
+                while let Some(KeyOfText(key)) = access.next_key()? {
                     entries.push((key, access.next_value::<Owned>()?));
                 }
                 Ok(Entries(entries))
@@ -222,6 +253,45 @@ impl<'de> Deserialize<'de> for Entries {
         }
 
         deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// A key read from its text ([`key_of_text`]): a hash or a path. Reads
+/// borrowed or transient text without copying it.
+struct KeyOfText(Key);
+
+impl<'de> Deserialize<'de> for KeyOfText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl Visitor<'_> for KeyVisitor {
+            type Value = KeyOfText;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key: \"0x\" and 8 hex digits, or a path like \"stats.health\"")
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<KeyOfText, E> {
+                key_of_text(text)
+                    .map(KeyOfText)
+                    .map_err(|why| E::custom(format_args!("key {:?} {why}", Clipped(text))))
+            }
+        }
+
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// At most the first 40 characters of a text, for error messages about
+/// input of any length.
+struct Clipped<'a>(&'a str);
+
+impl fmt::Debug for Clipped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(40) {
+            Some((end, _)) => write!(f, "{:?}...", &self.0[..end]),
+            None => write!(f, "{:?}", self.0),
+        }
     }
 }
 
@@ -359,8 +429,9 @@ mod tests {
     fn bad_human_readable_input_is_an_error() {
         let bad = [
             r#"{"5":{}}"#,                               // generation 0
-            r#"{"16777217":{"name":1}}"#,                // key not hex
             r#"{"16777217":{"0x1234":1}}"#,              // key too short
+            r#"{"16777217":{"a..b":1}}"#,                // empty segment
+            r#"{"16777217":{"name":1,"0xbfa11ba6":2}}"#, // one key twice
             r#"{"16777217":{"0x00001234":{}}}"#,         // value not a value
             r#"{"16777217":{"0x00001234":5000000000}}"#, // past i32
             r#"{"16777217":{},"16777217":{}}"#,          // listed twice
@@ -374,6 +445,12 @@ mod tests {
         }
         let ok: DataMap<Id24_8> = serde_json::from_str(r#"{"16777217":{}}"#).unwrap();
         assert!(ok.contains(Id24_8::new(1, 1).unwrap()));
+        // A key that is not a hash is a path.
+        let ok: DataMap<Id24_8> =
+            serde_json::from_str(r#"{"16777217":{"name":1,"stats.hp":2}}"#).unwrap();
+        let id = Id24_8::new(1, 1).unwrap();
+        assert_eq!(ok.get_i32(id, "name"), Some(1));
+        assert_eq!(ok.get_i32(id, Key::path(&["stats", "hp"])), Some(2));
     }
 
     #[test]
