@@ -11,7 +11,7 @@
 //! * `grow_one`: one entity gains 16 keys and loses them again, in maps of
 //!   10,000 entities with 8 or 64 keys and of 100,000 entities with 8 keys
 //!   (the cost should follow the entity's size, not the map's);
-//! * `save_load`: the whole map to bytes and back (`as_bytes` + `from_bytes`)
+//! * `save_load`: the whole map to bytes and back (`to_bytes` + `from_bytes`)
 //!   against serde with postcard for the `HashMap` and the `Vec`.
 //!
 //! Run with `cargo bench --manifest-path benches/Cargo.toml --bench data_map`.
@@ -286,11 +286,11 @@ fn bench_save_load(c: &mut Criterion) {
         let vec = build_vec(&ids, keys);
         group.throughput(Throughput::Elements(ENTITIES as u64));
         group.bench_with_input(
-            BenchmarkId::new("DataMap as_bytes + from_bytes", keys),
+            BenchmarkId::new("DataMap to_bytes + from_bytes", keys),
             &keys,
             |b, _| {
                 b.iter(|| {
-                    let saved = black_box(&map).as_bytes().to_vec();
+                    let saved = black_box(&map).to_bytes().into_owned();
                     DataMap::<UnitId>::from_bytes(black_box(&saved)).unwrap()
                 })
             },
