@@ -4,6 +4,9 @@
 #
 # Usage: scripts/instructions.sh [GROUP...]   (default: insert_reserved insert remove_random churn)
 #        scripts/instructions.sh load          (bench `load`: instructions per loaded row)
+#        scripts/instructions.sh shapes        (bench `shapes`: the never-inlined `add` and
+#                                               `take` of each container, and its `#[inline]`
+#                                               wrappers; see below)
 #
 # Each benchmark runs once in criterion's --test mode (N = 16,384) under
 # callgrind, counting only inside the bench's never-inlined timed loops
@@ -32,6 +35,117 @@ for line in sys.stdin:
         rm -f "$out"
         printf 'load %-12s %8.1f Ir per row\n' "$impl" "$(python3 -c "print($total / 10000)")"
     done
+    exit 0
+fi
+
+if [ "${1:-}" = shapes ]; then
+    # benches/shapes.rs at N = 16,384 (criterion's --test mode: each routine
+    # once), for each container (module `shapes::on_<container>`):
+    # * Ir per call of the never-inlined `add` (insert, growth of an empty
+    #   container included) and `take` (remove returning the record, a random
+    #   half of the ids), counted by callgrind inside the function and its
+    #   callees, divided by the calls (N and N/2; the bench's checks, which
+    #   also call them, are turned off with IDTABLE_SHAPES_CHECK=0);
+    #   `add` is also counted into a container created with room for N
+    #   (IDTABLE_SHAPES_RESERVED=1): the insert path without growth;
+    # * their code size in bytes (`nm -S`; a function that only jumps to
+    #   another is shown with its target's size) and their instructions;
+    # * Ir per operation of each timed loop (`loop_add_inline`, `loop_add`,
+    #   `loop_remove_inline`, `loop_take`), as criterion times them;
+    # * for the `#[inline]` wrappers: whether the container's insert and
+    #   remove were inlined into the timed loops `loop_add_inline` and
+    #   `loop_remove_inline` (the calls left in them: to the container's own
+    #   code or only to growth and panics).
+    # Needs valgrind and binutils (nm, objdump).
+    bin=$(cargo bench --manifest-path benches/Cargo.toml --bench shapes --no-run \
+        --message-format=json 2>/dev/null |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "shapes" and m.get("executable"):
+        print(m["executable"])')
+    n=16384
+    containers=(idtable hand_soa dense_slotmap slotmap)
+    count_calls() { # function, benchmark, calls -> Ir per call
+        local out total
+        out=$(mktemp)
+        IDTABLE_SHAPES_CHECK=0 IDTABLE_SHAPES_RESERVED=${reserved:-0} valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+            --collect-atstart=no --toggle-collect="$1" "$bin" --bench --test "^$2\$" 2>"$out" >/dev/null
+        total=$(grep 'Collected' "$out" | tail -1 | awk '{print $4}')
+        rm -f "$out"
+        python3 -c "print(f'{$total / $3:.1f}')"
+    }
+    printf '%-14s %14s %14s %14s\n' "Ir per call" add add_reserved take
+    for c in "${containers[@]}"; do
+        printf '%-14s %14s %14s %14s\n' "$c" \
+            "$(count_calls "shapes::on_$c::add" "insert/never_inlined/$c/$n" $n)" \
+            "$(reserved=1 count_calls "shapes::on_$c::add" "insert/never_inlined/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::take" "remove/never_inlined_returned/$c/$n" $((n / 2)))"
+    done
+    printf '\n'
+    printf '%-14s %14s %14s %14s %14s\n' "Ir per op" insert/inline insert/never remove/inline remove/never
+    for c in "${containers[@]}"; do
+        printf '%-14s %14s %14s %14s %14s\n' "$c" \
+            "$(count_calls "shapes::on_$c::loop_add_inline" "insert/inline_wrapper/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::loop_add" "insert/never_inlined/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::loop_remove_inline" "remove/inline_wrapper_in_cache/$c/$n" $((n / 2)))" \
+            "$(count_calls "shapes::on_$c::loop_take" "remove/never_inlined_returned/$c/$n" $((n / 2)))"
+    done
+    printf '(the whole timed loops: the record built, the call, the id kept or the value summed)\n\n'
+    BIN="$bin" python3 - "${containers[@]}" <<'PY'
+import os, re, subprocess, sys
+b = os.environ["BIN"]
+syms = {}   # demangled name -> (address, size)
+by_addr = {}
+for line in subprocess.run(["nm", "-S", "-C", b], capture_output=True, text=True).stdout.splitlines():
+    m = re.match(r"([0-9a-f]+) ([0-9a-f]+) [tTwW] (.*)$", line)
+    if m:
+        a, s, name = int(m[1], 16), int(m[2], 16), m[3]
+        syms.setdefault(name, (a, s))
+        by_addr.setdefault(a, (name, s))
+got = {}    # GOT slot -> the symbol it points to (calls through the GOT)
+for line in subprocess.run(["objdump", "-R", b], capture_output=True, text=True).stdout.splitlines():
+    m = re.match(r"([0-9a-f]+) R_X86_64_RELATIVE\s+\*ABS\*\+0x([0-9a-f]+)", line)
+    if m and int(m[2], 16) in by_addr:
+        got[int(m[1], 16)] = by_addr[int(m[2], 16)][0]
+def dis(name):
+    a, s = syms[name]
+    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", f"--start-address={a:#x}",
+                          f"--stop-address={a + s:#x}", b], capture_output=True, text=True).stdout
+    return [l.split("\t", 1)[1] for l in out.splitlines() if re.match(r"\s+[0-9a-f]+:\t", l)]
+def target(ins):
+    m = re.search(r"<(.*)>$", ins)
+    if m and "+0x" not in m[1]:
+        return m[1]
+    m = re.search(r"# ([0-9a-f]+) <", ins)
+    return got.get(int(m[1], 16), ins) if m else ins
+def short(name):
+    while re.search(r"<[^<>]*>", name):
+        name = re.sub(r"<[^<>]*>", "", name)
+    return "::".join([p for p in name.split("::") if p][-2:])
+print(f"{'code size':14} {'add B':>9} {'ins':>5} {'take B':>9} {'ins':>5}")
+for c in sys.argv[1:]:
+    row = []
+    for f in ("add", "take"):
+        name = f"shapes::on_{c}::{f}"
+        ins = dis(name)
+        size = f"{syms[name][1]}"
+        if len(ins) <= 2 and ins[0].startswith("jmp"):
+            t = target(ins[0])
+            size += f"+{syms[t][1]}" if t in syms else ""
+            ins = dis(t) if t in syms else ins
+        row += [size, str(len(ins))]
+    print(f"{c:14} {row[0]:>9} {row[1]:>5} {row[2]:>9} {row[3]:>5}")
+print("(B: bytes, `a+b` for a function of a bytes that jumps to one of b; ins: its instructions)")
+print()
+print("#[inline] wrappers: calls left in the timed loops")
+for c in sys.argv[1:]:
+    for f in ("loop_add_inline", "loop_remove_inline"):
+        calls = sorted({short(target(x)) for x in dis(f"shapes::on_{c}::{f}") if x.startswith("call")})
+        own = [t for t in calls if re.search(r"::(\w*insert\w*|remove|add|add_inline|remove_inline|take)$", t)]
+        verdict = "NOT inlined: " + ", ".join(own) if own else "inlined"
+        print(f"  {c:14} {f:19} {verdict}; calls: {', '.join(calls) or 'none'}")
+PY
     exit 0
 fi
 
