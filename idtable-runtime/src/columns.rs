@@ -335,6 +335,14 @@ const fn max(a: usize, b: usize) -> usize {
     }
 }
 
+/// [`ColumnBuffer::swap_remove`]'s panic, out of line.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn swap_remove_out_of_bounds(index: usize, len: usize) -> ! {
+    panic!("swap_remove index {index} out of bounds (len {len})")
+}
+
 /// A [`ColumnTree`] whose columns can be compared: every column's element
 /// type is `PartialEq`. Implemented for [`Col<T>`], pairs and `()`; what
 /// `PartialEq` for [`Rows`](crate::Rows), [`SoaStorage`](crate::SoaStorage),
@@ -1178,10 +1186,11 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> C::Values {
         let len = self.len;
-        assert!(
-            index < len,
-            "swap_remove index {index} out of bounds (len {len})"
-        );
+        if index >= len {
+            // Out of line: the hot path keeps the two values in registers
+            // instead of storing them for the message.
+            swap_remove_out_of_bounds(index, len);
+        }
         let last = len - 1;
         // SAFETY: `index < len`, so row `index` is initialised; the value is
         // moved out and the row refilled from `last` (if different), after

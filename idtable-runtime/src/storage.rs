@@ -264,6 +264,16 @@ where
     }
 }
 
+/// [`SoaStorage::insert`]'s panic, out of line so the insert's hot path
+/// stays small. The value is dropped before the panic, not during it.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn table_full_panic<T>(value: T, full: TableFull) -> ! {
+    drop(value);
+    panic!("{full}")
+}
+
 impl<T: Record, I: Id> SoaStorage<T, I> {
     /// An empty storage whose table uses `config`.
     ///
@@ -370,11 +380,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     pub fn insert(&mut self, value: T) -> I {
         match self.push_then_issue(value) {
             Ok(id) => id,
-            Err((value, full)) => {
-                // The value is dropped before the panic, not during it.
-                drop(value);
-                panic!("{full}")
-            }
+            Err((value, full)) => table_full_panic(value, full),
         }
     }
 
