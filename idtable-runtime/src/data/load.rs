@@ -90,49 +90,52 @@ fn quick_check(words: &[u32]) -> bool {
     let mut seen = 0u64;
     for (i, &key) in keys.iter().enumerate() {
         let bit = 1u64 << (key & 63);
-        if seen & bit != 0 && keys[..i].contains(&key) {
+        if seen & bit != 0 && has(&keys[..i], key) {
             return false;
         }
         seen |= bit;
     }
     let first_payload_word = header_end / 4;
     let mut covered = 0u64;
-    for (&word, &byte) in values.iter().zip(tags) {
-        let Some(tag) = Tag::from_byte(byte).filter(|tag| tag.in_version(version)) else {
-            return false;
-        };
-        match tag {
-            Tag::Bool if word > 1 => return false,
-            Tag::Str | Tag::Floats => {
-                let (offset, field) = split_slot(word);
-                let size = tag.payload_bytes(field);
-                if size == 0 {
-                    if offset != 0 {
-                        return false;
-                    }
-                    continue;
-                }
-                if offset % 4 != 0 || offset < payload_start || offset + size > len {
-                    return false;
-                }
-                // The payload's words (`offset` is word-aligned, past the
-                // header, and the payload ends within the buffer).
-                let span = &words[offset / 4..(offset + size).div_ceil(4)];
-                if tag == Tag::Str && !is_text(span, size) {
-                    return false;
-                }
-                // The payload's words as bits of the payload area (at most
-                // 64 words, checked above).
-                let first = offset / 4 - first_payload_word;
-                let count = span.len();
-                let bits = (u64::MAX >> (64 - count)) << first;
-                if covered & bits != 0 {
-                    return false;
-                }
-                covered |= bits;
-            }
-            _ => {}
+    // Tags run from 1 to the newest type of the version (integers, 5, are
+    // the one type version 1 lacks).
+    let types = if version >= 2 {
+        Tag::Int.byte()
+    } else {
+        Tag::Floats.byte()
+    };
+    let mut bad = false;
+    for (&word, &tag) in values.iter().zip(tags) {
+        bad |= tag.wrapping_sub(1) >= types;
+        bad |= tag == Tag::Bool.byte() && word > 1;
+        let is_str = tag == Tag::Str.byte();
+        if !is_str && tag != Tag::Floats.byte() {
+            continue;
         }
+        let (offset, field) = split_slot(word);
+        let size = if is_str { field } else { field * 4 };
+        if size == 0 {
+            bad |= offset != 0;
+            continue;
+        }
+        if offset % 4 != 0 || offset < payload_start || offset + size > len {
+            return false;
+        }
+        // The payload's words (`offset` is word-aligned, past the header,
+        // and the payload ends within the buffer).
+        let span = &words[offset / 4..(offset + size).div_ceil(4)];
+        if is_str && !is_text(span, size) {
+            return false;
+        }
+        // The payload's words as bits of the payload area (at most 64
+        // words, checked above).
+        let first = offset / 4 - first_payload_word;
+        let bits = (u64::MAX >> (64 - span.len())) << first;
+        bad |= covered & bits != 0;
+        covered |= bits;
+    }
+    if bad {
+        return false;
     }
     // Every payload-area word no payload covers is zero.
     let area = &words[first_payload_word..];
@@ -148,6 +151,12 @@ fn quick_check(words: &[u32]) -> bool {
         gaps &= gaps - 1;
     }
     true
+}
+
+/// Whether `keys` (a few) hold `key`.
+#[inline(never)]
+fn has(keys: &[u32], key: u32) -> bool {
+    keys.contains(&key)
 }
 
 /// `span`, the words of a string payload of `size` bytes, holds UTF-8

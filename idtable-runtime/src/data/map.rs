@@ -929,12 +929,14 @@ impl<K: Id> DataMap<K> {
         slot
     }
 
-    /// Makes room for `extra` more words at the end: the buffer grows by an
-    /// eighth of its size at least. Not doubling: a map is one large
-    /// buffer, and an eighth keeps its spare room under a ninth of it, for
-    /// about four times the copying of doubling (each word is copied eight
-    /// times on average instead of twice; large blocks are usually grown in
-    /// place by the system allocator).
+    /// Makes room for `extra` more words at the end: the buffer grows by a
+    /// sixteenth of its size at least. Not doubling: a map is one large
+    /// buffer, and a sixteenth keeps its spare room under a seventeenth of
+    /// it at every size, for more copying than doubling (each word is
+    /// copied up to sixteen times on average instead of twice) where the
+    /// system allocator does not grow the block in place; large blocks it
+    /// usually does (glibc remaps them). Building 10,000 entities measured
+    /// within 2% of growing by an eighth.
     fn reserve(&mut self, extra: usize) {
         let (len, capacity) = (self.words.len(), self.words.capacity());
         if len + extra > capacity {
@@ -1223,8 +1225,8 @@ impl<'a, K: Id> IntoIterator for &'a DataMap<K> {
     }
 }
 
-/// How much room the buffer and the id list add when they are full: an
-/// eighth of what they hold, at least 16 (see `DataMap::reserve`).
+/// How much room the buffer and the id list add when they are full: a
+/// sixteenth of what they hold, at least 16 (see `DataMap::reserve`).
 fn growth(len: usize) -> usize {
-    (len / 8).max(16)
+    (len / 16).max(16)
 }
