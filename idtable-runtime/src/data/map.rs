@@ -16,7 +16,7 @@ use super::format::{
 };
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
-use super::load::{saved_words, validate};
+use super::load::{saved_words, validate_like, Shape};
 use super::names::{KeyNames, NamedMap};
 use super::value::Value;
 use super::view::DataRef;
@@ -784,6 +784,9 @@ impl<K: Id> DataMap<K> {
         // hold (a region is at least a 2-word block and an id).
         let most = (words.len() - MAP_HEADER_WORDS) / (2 + Self::ID_WORDS);
         map.ids.reserve_exact((words[1] as usize).min(most));
+        // Entities often share their keys and value types: each block's
+        // check starts from what the previous one learned.
+        let mut shape = Shape::default();
         let mut at = MAP_HEADER_WORDS;
         while let Some(&word) = words.get(at) {
             if word == 0 {
@@ -791,7 +794,7 @@ impl<K: Id> DataMap<K> {
                 at += 1;
                 continue;
             }
-            let end = Self::check_region(&words, at)?;
+            let end = Self::check_region(&words, at, &mut shape)?;
             let id_at = end - Self::ID_WORDS;
             let id = read_id::<K>(&words[id_at..end])
                 .ok_or_else(|| DataError::BadId { offset: id_at * 4 })?;
@@ -826,7 +829,7 @@ impl<K: Id> DataMap<K> {
 
     /// Checks the region starting at word `at` (a block of the current
     /// version, then an id that fits); returns where it ends.
-    fn check_region(words: &[u32], at: usize) -> Result<usize, DataError> {
+    fn check_region(words: &[u32], at: usize, shape: &mut Shape) -> Result<usize, DataError> {
         let bad = |error| DataError::BadEntity {
             offset: at * 4,
             error: Box::new(error),
@@ -850,7 +853,7 @@ impl<K: Id> DataMap<K> {
                 len: rest.len() * 4,
             })
         })?;
-        validate(block).map_err(bad)?;
+        validate_like(block, shape).map_err(bad)?;
         let end = at + block.len() + Self::ID_WORDS;
         if end > words.len() {
             return Err(DataError::BadId {
