@@ -938,8 +938,8 @@ impl<K: Id> DataMap<K> {
     /// it at every size, for more copying than doubling (each word is
     /// copied up to sixteen times on average instead of twice) where the
     /// system allocator does not grow the block in place; large blocks it
-    /// usually does (glibc remaps them). Building 10,000 entities measured
-    /// within 2% of growing by an eighth.
+    /// usually does (glibc remaps them). Building 10,000 entities of one
+    /// key with `set` measured about 3% slower than growing by an eighth.
     fn reserve(&mut self, extra: usize) {
         let (len, capacity) = (self.words.len(), self.words.capacity());
         if len + extra > capacity {
