@@ -418,6 +418,45 @@ fn every_single_byte_corruption_loads_cleanly_or_errors() {
 }
 
 #[test]
+fn blocks_that_share_keys_and_types_are_each_checked_whole() {
+    // Entities with the same keys and value types: each block's check
+    // starts from what the previous block's taught (no duplicate key, the
+    // same tags), so the corruptions that matter are in the later blocks'
+    // values and payloads. Every one is still found (and in debug builds
+    // each accepted block is checked again by the complete check).
+    let mut m: DataMap<Id24_8> = DataMap::new();
+    for i in 0..3 {
+        m.set(id(i, 1), "name", ["Aria", "Brann", "naïve"][i])
+            .unwrap();
+        m.set(id(i, 1), "xs", &[1.0_f32, 2.0]).unwrap();
+        m.set(id(i, 1), "drunk", i % 2 == 0).unwrap();
+        m.set(id(i, 1), "hp", i as i32).unwrap();
+    }
+    m.shrink_to_fit();
+    let saved = m.as_bytes().to_vec();
+    let step = if cfg!(miri) { 7 } else { 1 };
+    let (ok, refused) = single_byte_corruptions(&saved, step, |b| load_or_error(b, id24));
+    assert!(ok > 0 && refused > 0, "{ok} loaded, {refused} refused");
+    // The last block's bool set to 2: refused, though the block before has
+    // the same keys and tags.
+    let last = m.entity(id(2, 1)).unwrap().as_bytes().len();
+    let region = saved.len() - last - 4;
+    let bool_word = DataMap::<Id24_8>::from_bytes(&saved)
+        .unwrap()
+        .entity(id(2, 1))
+        .unwrap()
+        .iter()
+        .position(|(_, value)| value == Value::Bool(true))
+        .unwrap();
+    let mut bad = saved.clone();
+    bad[region + 8 + 4 * 4 + 4 * bool_word] = 2;
+    assert!(matches!(
+        DataMap::<Id24_8>::from_bytes(&bad),
+        Err(DataError::BadEntity { .. })
+    ));
+}
+
+#[test]
 fn each_kind_of_corruption_is_named_by_its_error() {
     let mut m: DataMap<Id24_8> = DataMap::new();
     m.set(id(2, 1), "n", 7).unwrap();

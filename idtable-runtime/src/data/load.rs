@@ -38,7 +38,17 @@ pub(crate) fn saved_words(
 /// problem. Both accept exactly the same buffers (tests cross-check them on
 /// every input in debug builds).
 pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
-    if quick_check(words) {
+    validate_like(words, &mut Shape::default())
+}
+
+/// [`validate`] for one of many buffers checked in a row (the blocks of a
+/// `DataMap`), where `shape` carries over what the previous buffers
+/// taught: a buffer whose keys and type tags are the same words as the
+/// last one [`quick_check`] accepted has no duplicate key and no bad tag
+/// either, and its bools and payloads are the same entries, so only their
+/// values are checked.
+pub(crate) fn validate_like(words: &[u32], shape: &mut Shape) -> Result<(), DataError> {
+    if quick_check(words, shape) {
         debug_assert_eq!(
             full_check(words),
             Ok(()),
@@ -54,19 +64,50 @@ pub(crate) fn validate(words: &[u32]) -> Result<(), DataError> {
 const QUICK_ENTRIES: usize = 16;
 const QUICK_PAYLOAD_WORDS: usize = 64;
 
+/// The keys and type tags of the last buffer [`quick_check`] accepted, and
+/// which of its entries are bools, strings and float arrays (a bit each).
+#[derive(Clone)]
+pub(crate) struct Shape {
+    version: u8,
+    /// Entries; more than [`QUICK_ENTRIES`] before the first buffer.
+    n: usize,
+    keys: [u32; QUICK_ENTRIES],
+    tags: [u32; QUICK_ENTRIES / 4],
+    bools: u32,
+    strs: u32,
+    floats: u32,
+}
+
+impl Default for Shape {
+    /// Matches no buffer.
+    fn default() -> Self {
+        Shape {
+            version: 0,
+            n: usize::MAX,
+            keys: [0; QUICK_ENTRIES],
+            tags: [0; QUICK_ENTRIES / 4],
+            bools: 0,
+            strs: 0,
+            floats: 0,
+        }
+    }
+}
+
 /// `true` only if `words` is valid (what [`full_check`] accepts); `false`
 /// if it is not, or is too large for this check. Payload overlaps and the
 /// zero words between payloads are found with a bit per payload word.
-fn quick_check(words: &[u32]) -> bool {
-    let bytes = as_bytes(words);
-    let len = bytes.len();
+/// Keys and tags are checked only when they differ from `shape`'s, which
+/// then learns them.
+fn quick_check(words: &[u32], shape: &mut Shape) -> bool {
+    let len = words.len() * 4;
     let (Some(&word0), Some(&word1)) = (words.first(), words.get(1)) else {
         return false;
     };
     let version = word0 as u8;
     let n = (word0 >> 16) as usize;
     let (payload_start, declared) = split_slot(word1);
-    let header_end = header_words(n) * 4;
+    let header_len = header_words(n);
+    let header_end = header_len * 4;
     if !(OLDEST_VERSION..=VERSION).contains(&version)
         || word0 & 0xff00 != 0
         || declared != len
@@ -78,61 +119,54 @@ fn quick_check(words: &[u32]) -> bool {
     {
         return false;
     }
-    let keys = &words[FIXED_WORDS..FIXED_WORDS + n];
-    let values = &words[FIXED_WORDS + n..FIXED_WORDS + 2 * n];
-    let tags_start = (FIXED_WORDS + 2 * n) * 4;
-    let tags = &bytes[tags_start..tags_start + n];
-    if bytes[tags_start + n..header_end].iter().any(|&b| b != 0) {
+    let header = &words[..header_len];
+    let keys = &header[FIXED_WORDS..FIXED_WORDS + n];
+    let values = &header[FIXED_WORDS + n..FIXED_WORDS + 2 * n];
+    let tag_words = &header[FIXED_WORDS + 2 * n..];
+    let same = shape.n == n
+        && shape.version == version
+        && shape.keys[..n] == *keys
+        && shape.tags[..tag_words.len()] == *tag_words;
+    if !same && !learn_shape(version, keys, tag_words, shape) {
         return false;
     }
-    // Duplicate keys: a key is compared with the earlier ones only when its
-    // low 6 bits met an earlier key's (keys are hashes, so rarely).
-    let mut seen = 0u64;
-    for (i, &key) in keys.iter().enumerate() {
-        let bit = 1u64 << (key & 63);
-        if seen & bit != 0 && keys[..i].contains(&key) {
-            return false;
-        }
-        seen |= bit;
+    let mut bad = false;
+    let mut bools = shape.bools;
+    while bools != 0 {
+        bad |= values[bools.trailing_zeros() as usize] > 1;
+        bools &= bools - 1;
     }
-    let first_payload_word = header_end / 4;
+    let first_payload_word = header_len;
     let mut covered = 0u64;
-    for (&word, &byte) in values.iter().zip(tags) {
-        let Some(tag) = Tag::from_byte(byte).filter(|tag| tag.in_version(version)) else {
-            return false;
-        };
-        match tag {
-            Tag::Bool if word > 1 => return false,
-            Tag::Str | Tag::Floats => {
-                let (offset, field) = split_slot(word);
-                let size = tag.payload_bytes(field);
-                if size == 0 {
-                    if offset != 0 {
-                        return false;
-                    }
-                    continue;
-                }
-                if offset % 4 != 0 || offset < payload_start || offset + size > len {
-                    return false;
-                }
-                // The payload's words (`offset` is word-aligned, past the
-                // header, and the payload ends within the buffer).
-                let span = &words[offset / 4..(offset + size).div_ceil(4)];
-                if tag == Tag::Str && !is_text(span, size) {
-                    return false;
-                }
-                // The payload's words as bits of the payload area (at most
-                // 64 words, checked above).
-                let first = offset / 4 - first_payload_word;
-                let count = span.len();
-                let bits = (u64::MAX >> (64 - count)) << first;
-                if covered & bits != 0 {
-                    return false;
-                }
-                covered |= bits;
-            }
-            _ => {}
+    let mut payloads = shape.strs | shape.floats;
+    while payloads != 0 {
+        let index = payloads.trailing_zeros() as usize;
+        payloads &= payloads - 1;
+        let is_str = shape.strs >> index & 1 != 0;
+        let (offset, field) = split_slot(values[index]);
+        let size = if is_str { field } else { field * 4 };
+        if size == 0 {
+            bad |= offset != 0;
+            continue;
         }
+        if offset % 4 != 0 || offset < payload_start || offset + size > len {
+            return false;
+        }
+        // The payload's words (`offset` is word-aligned, past the header,
+        // and the payload ends within the buffer).
+        let span = &words[offset / 4..(offset + size).div_ceil(4)];
+        if is_str && !is_text(span, size) {
+            return false;
+        }
+        // The payload's words as bits of the payload area (at most 64
+        // words, checked above).
+        let first = offset / 4 - first_payload_word;
+        let bits = (u64::MAX >> (64 - span.len())) << first;
+        bad |= covered & bits != 0;
+        covered |= bits;
+    }
+    if bad {
+        return false;
     }
     // Every payload-area word no payload covers is zero.
     let area = &words[first_payload_word..];
@@ -147,6 +181,54 @@ fn quick_check(words: &[u32]) -> bool {
         }
         gaps &= gaps - 1;
     }
+    true
+}
+
+/// Checks the keys (all different) and the type tag words (a type of
+/// `version` per entry, zero bytes after the last) of a buffer of at most
+/// [`QUICK_ENTRIES`] entries; if they pass, `shape` takes them and which
+/// entries are bools, strings and float arrays.
+#[inline(never)]
+fn learn_shape(version: u8, keys: &[u32], tag_words: &[u32], shape: &mut Shape) -> bool {
+    let n = keys.len();
+    // The bytes after the last tag, up to the end of its word, are zero.
+    if n % 4 != 0 && tag_words[n / 4] >> (8 * (n % 4)) != 0 {
+        return false;
+    }
+    // Duplicate keys: a key is compared with the earlier ones only when its
+    // low 6 bits met an earlier key's (keys are hashes, so rarely).
+    let mut seen = 0u64;
+    for (i, &key) in keys.iter().enumerate() {
+        let bit = 1u64 << (key & 63);
+        if seen & bit != 0 && keys[..i].contains(&key) {
+            return false;
+        }
+        seen |= bit;
+    }
+    // Tags run from 1 to the newest type of the version (integers, 5, are
+    // the one type version 1 lacks).
+    let types = if version >= 2 {
+        Tag::Int.byte()
+    } else {
+        Tag::Floats.byte()
+    };
+    let (mut bools, mut strs, mut floats) = (0u32, 0u32, 0u32);
+    for index in 0..n {
+        let tag = (tag_words[index / 4] >> (8 * (index % 4))) as u8;
+        if tag.wrapping_sub(1) >= types {
+            return false;
+        }
+        bools |= u32::from(tag == Tag::Bool.byte()) << index;
+        strs |= u32::from(tag == Tag::Str.byte()) << index;
+        floats |= u32::from(tag == Tag::Floats.byte()) << index;
+    }
+    shape.version = version;
+    shape.n = n;
+    shape.keys[..n].copy_from_slice(keys);
+    shape.tags[..tag_words.len()].copy_from_slice(tag_words);
+    shape.bools = bools;
+    shape.strs = strs;
+    shape.floats = floats;
     true
 }
 
@@ -387,14 +469,30 @@ mod tests {
         for sheet in samples() {
             let words = from_le_bytes(sheet.as_bytes());
             assert_eq!(full_check(&words), Ok(()));
-            assert_eq!(
-                quick_check(&words),
-                within_quick_limits(&words),
-                "{sheet:?}"
-            );
-            quick += usize::from(quick_check(&words));
+            let fresh = quick_check(&words, &mut Shape::default());
+            assert_eq!(fresh, within_quick_limits(&words), "{sheet:?}");
+            // With the shape of the same buffer learned: the same answer.
+            let mut shape = Shape::default();
+            quick_check(&words, &mut shape);
+            assert_eq!(quick_check(&words, &mut shape), fresh, "{sheet:?}");
+            quick += usize::from(fresh);
         }
         assert!(quick > 10, "only {quick} samples took the quick path");
+    }
+
+    /// Whether `quick_check` accepts `words` with a fresh shape and with the
+    /// shape learned from `learned` (a valid buffer checked just before, as
+    /// a map's previous block is); both must agree with `full_check`.
+    fn check_both_ways(learned: &[u32], words: &[u32]) -> bool {
+        let mut shape = Shape::default();
+        assert!(!within_quick_limits(learned) || quick_check(learned, &mut shape));
+        let after = quick_check(words, &mut shape);
+        let fresh = quick_check(words, &mut Shape::default());
+        assert_eq!(
+            after, fresh,
+            "the learned shape changed the answer for {words:?}"
+        );
+        fresh
     }
 
     #[test]
@@ -422,7 +520,7 @@ mod tests {
             for case in cases {
                 let words = from_le_bytes(&case);
                 let full = full_check(&words);
-                if quick_check(&words) {
+                if check_both_ways(&from_le_bytes(bytes), &words) {
                     assert_eq!(full, Ok(()), "quick_check accepted {case:?}");
                 } else if full.is_ok() && words.len() >= 2 {
                     assert!(

@@ -16,7 +16,7 @@ use super::format::{
 };
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
-use super::load::{saved_words, validate};
+use super::load::{saved_words, validate_like, Shape};
 use super::names::{KeyNames, NamedMap};
 use super::value::Value;
 use super::view::DataRef;
@@ -784,6 +784,9 @@ impl<K: Id> DataMap<K> {
         // hold (a region is at least a 2-word block and an id).
         let most = (words.len() - MAP_HEADER_WORDS) / (2 + Self::ID_WORDS);
         map.ids.reserve_exact((words[1] as usize).min(most));
+        // Entities often share their keys and value types: each block's
+        // check starts from what the previous one learned.
+        let mut shape = Shape::default();
         let mut at = MAP_HEADER_WORDS;
         while let Some(&word) = words.get(at) {
             if word == 0 {
@@ -791,7 +794,7 @@ impl<K: Id> DataMap<K> {
                 at += 1;
                 continue;
             }
-            let end = Self::check_region(&words, at)?;
+            let end = Self::check_region(&words, at, &mut shape)?;
             let id_at = end - Self::ID_WORDS;
             let id = read_id::<K>(&words[id_at..end])
                 .ok_or_else(|| DataError::BadId { offset: id_at * 4 })?;
@@ -826,7 +829,7 @@ impl<K: Id> DataMap<K> {
 
     /// Checks the region starting at word `at` (a block of the current
     /// version, then an id that fits); returns where it ends.
-    fn check_region(words: &[u32], at: usize) -> Result<usize, DataError> {
+    fn check_region(words: &[u32], at: usize, shape: &mut Shape) -> Result<usize, DataError> {
         let bad = |error| DataError::BadEntity {
             offset: at * 4,
             error: Box::new(error),
@@ -850,7 +853,7 @@ impl<K: Id> DataMap<K> {
                 len: rest.len() * 4,
             })
         })?;
-        validate(block).map_err(bad)?;
+        validate_like(block, shape).map_err(bad)?;
         let end = at + block.len() + Self::ID_WORDS;
         if end > words.len() {
             return Err(DataError::BadId {
@@ -929,12 +932,14 @@ impl<K: Id> DataMap<K> {
         slot
     }
 
-    /// Makes room for `extra` more words at the end: the buffer grows by an
-    /// eighth of its size at least. Not doubling: a map is one large
-    /// buffer, and an eighth keeps its spare room under a ninth of it, for
-    /// about four times the copying of doubling (each word is copied eight
-    /// times on average instead of twice; large blocks are usually grown in
-    /// place by the system allocator).
+    /// Makes room for `extra` more words at the end: the buffer grows by a
+    /// sixteenth of its size at least. Not doubling: a map is one large
+    /// buffer, and a sixteenth keeps its spare room under a seventeenth of
+    /// it at every size, for more copying than doubling (each word is
+    /// copied up to sixteen times on average instead of twice) where the
+    /// system allocator does not grow the block in place; large blocks it
+    /// usually does (glibc remaps them). Building 10,000 entities of one
+    /// key with `set` measured about 3% slower than growing by an eighth.
     fn reserve(&mut self, extra: usize) {
         let (len, capacity) = (self.words.len(), self.words.capacity());
         if len + extra > capacity {
@@ -1223,8 +1228,8 @@ impl<'a, K: Id> IntoIterator for &'a DataMap<K> {
     }
 }
 
-/// How much room the buffer and the id list add when they are full: an
-/// eighth of what they hold, at least 16 (see `DataMap::reserve`).
+/// How much room the buffer and the id list add when they are full: a
+/// sixteenth of what they hold, at least 16 (see `DataMap::reserve`).
 fn growth(len: usize) -> usize {
-    (len / 8).max(16)
+    (len / 16).max(16)
 }

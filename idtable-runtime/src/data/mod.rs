@@ -164,7 +164,7 @@
 //! [`DataMap::to_bytes`] (and the `serde` impls) copy the regions around
 //! them when there are any, through `&self`, and
 //! [`DataMap::shrink_to_fit`] squeezes them out of the buffer itself. The
-//! buffer grows by an eighth of its size when its free end runs out.
+//! buffer grows by a sixteenth of its size when its free end runs out.
 //!
 //! Why this scheme: entity data is small and changes rarely compared with
 //! how often it is read, so packed blocks (no per-block slack, the best
