@@ -606,14 +606,232 @@ mod shipyard_ecs {
     }
 }
 
+/// A hand-written floor of idtable's layout for these loops, with no
+/// data-dependent branch: what the probes themselves cost once `Without`
+/// and `Maybe` are decided by selects instead of jumps.
+///
+/// The layout is idtable's (the derived table's engine and `SoaMap`): a
+/// table of one `u64` slot per slot index (`generation << 32 | dense`)
+/// and an `hp` column; each map a sparse index of one `u32` dense position
+/// per slot index in pages of 1024, dense keys (`generation << 32 |
+/// index`) and a value column. Unlike idtable, a map allocates every page
+/// up to its highest slot index (vacant pages for the gaps), so a probe
+/// needs no page test, and keeps one more row past its end (a key nothing
+/// matches, the value 0.0) where a miss lands: the dose of an unpoisoned
+/// unit is read there. Every probe is made on every row, and hp is written
+/// on every row (minus 0.0 on a frozen or dead unit). It is not a container
+/// anyone would ship, only the bound the layout puts on a join.
+// `select_unpredictable` is stable since 1.88; this benchmark needs 1.95
+// anyway (bevy_ecs 0.20).
+#[allow(clippy::incompatible_msrv)]
+mod floor {
+    use std::hint::select_unpredictable;
+
+    const PAGE: usize = 1024;
+    const VACANT: u32 = u32::MAX;
+
+    /// `value` if `keep`, else 0.0 (`value` is finite): a product, as
+    /// LLVM turns a float select, even one through the bits, into a jump
+    /// on x86-64.
+    #[inline(always)]
+    fn pick(keep: bool, value: f32) -> f32 {
+        value * f32::from(u8::from(keep))
+    }
+
+    fn key(index: u32, generation: u32) -> u64 {
+        u64::from(generation) << 32 | u64::from(index)
+    }
+
+    /// A map of idtable's layout, plus one row past the end: a key no
+    /// probe matches and the value 0.0, where every probe that misses
+    /// lands (a select of the dense position, not a jump).
+    struct Map {
+        pages: Vec<Box<[u32; PAGE]>>,
+        keys: Vec<u64>,
+        values: Vec<f32>,
+    }
+
+    impl Default for Map {
+        fn default() -> Self {
+            Map {
+                pages: Vec::new(),
+                keys: vec![u64::MAX],
+                values: vec![0.0],
+            }
+        }
+    }
+
+    impl Map {
+        /// The rows held (the last row is the miss row).
+        fn len(&self) -> usize {
+            self.keys.len() - 1
+        }
+
+        /// Inserts or replaces `key`'s value (keys are never stale here).
+        fn insert(&mut self, key: u64, value: f32) {
+            let i = key as u32 as usize;
+            while self.pages.len() <= i / PAGE {
+                self.pages.push(Box::new([VACANT; PAGE]));
+            }
+            let len = self.len();
+            let entry = &mut self.pages[i / PAGE][i % PAGE];
+            if *entry == VACANT {
+                *entry = len as u32;
+                self.keys.insert(len, key);
+                self.values.insert(len, value);
+            } else {
+                self.keys[*entry as usize] = key;
+                self.values[*entry as usize] = value;
+            }
+        }
+
+        /// `key`'s dense position, or the miss row's, and whether it is
+        /// held, without a data-dependent branch.
+        #[inline(always)]
+        fn probe(&self, key: u64) -> (usize, bool) {
+            let (i, miss) = (key as u32 as usize, self.len());
+            // The one test left is the page's bound, which the driver's
+            // keys pass in this data (a predictable branch).
+            let Some(page) = self.pages.get(i / PAGE) else {
+                return (miss, false);
+            };
+            let entry = page[i % PAGE] as usize;
+            let d = select_unpredictable(entry < miss, entry, miss);
+            // SAFETY: `d <= miss < keys.len()`.
+            let held = unsafe { *self.keys.get_unchecked(d) } == key;
+            (select_unpredictable(held, d, miss), held)
+        }
+    }
+
+    #[derive(Default)]
+    pub struct World {
+        slots: Vec<u64>,
+        free: std::collections::VecDeque<u32>,
+        dense: Vec<u32>,
+        hp: Vec<f32>,
+        burning: Map,
+        poisoned: Map,
+        frozen: Map,
+    }
+
+    impl super::Build for World {
+        type Handle = u64;
+        fn spawn(&mut self, hp: f32) -> u64 {
+            let d = self.hp.len() as u32;
+            let (index, generation) = match self.free.pop_front() {
+                Some(index) => (index, (self.slots[index as usize] >> 32) as u32 + 1),
+                None => {
+                    self.slots.push(0);
+                    (self.slots.len() as u32 - 1, 1)
+                }
+            };
+            self.slots[index as usize] = key(d, generation);
+            self.dense.push(index);
+            self.hp.push(hp);
+            key(index, generation)
+        }
+        fn despawn(&mut self, unit: u64) {
+            let index = unit as u32 as usize;
+            let d = self.slots[index] as u32 as usize;
+            self.hp.swap_remove(d);
+            self.dense.swap_remove(d);
+            if let Some(&moved) = self.dense.get(d) {
+                let slot = &mut self.slots[moved as usize];
+                *slot = *slot & !0xffff_ffff | d as u64;
+            }
+            self.slots[index] |= 0xffff_ffff;
+            self.free.push_back(index as u32);
+        }
+        fn burn(&mut self, unit: u64, dps: f32) {
+            self.burning.insert(unit, dps);
+        }
+        fn poison(&mut self, unit: u64, dose: f32) {
+            self.poisoned.insert(unit, dose);
+        }
+        fn freeze(&mut self, unit: u64, left: f32) {
+            self.frozen.insert(unit, left);
+        }
+    }
+
+    impl World {
+        /// The unit's dense position (0 when dead) and whether it is live.
+        #[inline(always)]
+        fn unit(&self, key: u64) -> (usize, bool) {
+            let i = key as u32 as usize;
+            let slot = self.slots.get(i).copied().unwrap_or(u64::MAX);
+            let d = slot as u32 as usize;
+            let live = (slot >> 32 == key >> 32) & (d < self.hp.len());
+            (select_unpredictable(live, d, 0), live)
+        }
+    }
+
+    #[inline(never)]
+    pub fn burn(w: &mut World) -> usize {
+        if w.hp.is_empty() {
+            return 0;
+        }
+        let mut rows = 0;
+        for (&key, &dps) in w.burning.keys[..w.burning.len()]
+            .iter()
+            .zip(&w.burning.values)
+        {
+            let (d, live) = w.unit(key);
+            // SAFETY: `d < hp.len()` (a live dense position, or 0).
+            let hp = unsafe { w.hp.get_unchecked_mut(d) };
+            *hp -= pick(live, dps);
+            rows += usize::from(live);
+        }
+        rows
+    }
+
+    #[inline(never)]
+    pub fn status(w: &mut World) -> usize {
+        if w.hp.is_empty() {
+            return 0;
+        }
+        let mut rows = 0;
+        for (&key, &dps) in w.burning.keys[..w.burning.len()]
+            .iter()
+            .zip(&w.burning.values)
+        {
+            let (_, frozen) = w.frozen.probe(key);
+            // The miss row's dose is 0.0.
+            let (p, _) = w.poisoned.probe(key);
+            // SAFETY: `p < poisoned.keys.len() == poisoned.values.len()`.
+            let dose = unsafe { *w.poisoned.values.get_unchecked(p) };
+            let (d, live) = w.unit(key);
+            let take = live & !frozen;
+            let damage = dps + dose;
+            // SAFETY: `d < hp.len()`.
+            let hp = unsafe { w.hp.get_unchecked_mut(d) };
+            *hp -= pick(take, damage);
+            rows += usize::from(take);
+        }
+        rows
+    }
+
+    impl super::Loops for World {
+        fn burn(&mut self) -> usize {
+            burn(self)
+        }
+        fn status(&mut self) -> usize {
+            status(self)
+        }
+        fn hps(&mut self) -> Vec<f32> {
+            super::sorted(self.hp.clone())
+        }
+    }
+}
+
 fn sizes() -> [usize; 2] {
     [10_000, 1_000_000]
 }
 
 /// The implementations, in the tables' order.
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 8] = [
     "idtable join",
     "idtable by hand",
+    "idtable floor",
     "hecs",
     "legion",
     "bevy table",
@@ -632,17 +850,18 @@ fn each(n: usize, burn: u64, mut f: impl FnMut(&str, &mut dyn Loops)) {
         NAMES[1],
         &mut idt::ByHand(built(idt::World::new(n), n, burn)),
     );
+    f(NAMES[2], &mut built(floor::World::default(), n, burn));
     f(
-        NAMES[2],
+        NAMES[3],
         &mut built(hecs_ecs::Hecs(hecs::World::new()), n, burn),
     );
     let mut legion = built(legion_ecs::Legion(legion::World::default()), n, burn);
-    legion_ecs::with_queries(&mut legion.0, |loops| f(NAMES[3], loops));
+    legion_ecs::with_queries(&mut legion.0, |loops| f(NAMES[4], loops));
     drop(legion);
-    f(NAMES[4], &mut built(bevy::Table::new(), n, burn));
-    f(NAMES[5], &mut built(bevy::Sparse::new(), n, burn));
+    f(NAMES[5], &mut built(bevy::Table::new(), n, burn));
+    f(NAMES[6], &mut built(bevy::Sparse::new(), n, burn));
     f(
-        NAMES[6],
+        NAMES[7],
         &mut built(shipyard_ecs::Shipyard(shipyard::World::new()), n, burn),
     );
 }
