@@ -754,41 +754,36 @@ mod floor {
     }
 
     impl World {
-        /// The unit's dense position (0 when dead) and whether it is live.
+        /// The unit's dense position, if it is live: a jump, which the
+        /// CPU predicts (the driver's units are live), so the address of
+        /// its hp does not wait for the generation compare.
         #[inline(always)]
-        fn unit(&self, key: u64) -> (usize, bool) {
-            let i = key as u32 as usize;
-            let slot = self.slots.get(i).copied().unwrap_or(u64::MAX);
+        fn unit(&self, key: u64) -> Option<usize> {
+            let slot = *self.slots.get(key as u32 as usize)?;
             let d = slot as u32 as usize;
-            let live = (slot >> 32 == key >> 32) & (d < self.hp.len());
-            (select_unpredictable(live, d, 0), live)
+            (slot >> 32 == key >> 32 && d < self.hp.len()).then_some(d)
         }
     }
 
     #[inline(never)]
     pub fn burn(w: &mut World) -> usize {
-        if w.hp.is_empty() {
-            return 0;
-        }
         let mut rows = 0;
         for (&key, &dps) in w.burning.keys[..w.burning.len()]
             .iter()
             .zip(&w.burning.values)
         {
-            let (d, live) = w.unit(key);
-            // SAFETY: `d < hp.len()` (a live dense position, or 0).
-            let hp = unsafe { w.hp.get_unchecked_mut(d) };
-            *hp -= pick(live, dps);
-            rows += usize::from(live);
+            let Some(d) = w.unit(key) else {
+                continue;
+            };
+            // SAFETY: `d < hp.len()`, a live dense position.
+            *unsafe { w.hp.get_unchecked_mut(d) } -= dps;
+            rows += 1;
         }
         rows
     }
 
     #[inline(never)]
     pub fn status(w: &mut World) -> usize {
-        if w.hp.is_empty() {
-            return 0;
-        }
         let mut rows = 0;
         for (&key, &dps) in w.burning.keys[..w.burning.len()]
             .iter()
@@ -799,13 +794,12 @@ mod floor {
             let (p, _) = w.poisoned.probe(key);
             // SAFETY: `p < poisoned.keys.len() == poisoned.values.len()`.
             let dose = unsafe { *w.poisoned.values.get_unchecked(p) };
-            let (d, live) = w.unit(key);
-            let take = live & !frozen;
-            let damage = dps + dose;
-            // SAFETY: `d < hp.len()`.
-            let hp = unsafe { w.hp.get_unchecked_mut(d) };
-            *hp -= pick(take, damage);
-            rows += usize::from(take);
+            let Some(d) = w.unit(key) else {
+                continue;
+            };
+            // SAFETY: `d < hp.len()`, a live dense position.
+            *unsafe { w.hp.get_unchecked_mut(d) } -= pick(!frozen, dps + dose);
+            rows += usize::from(!frozen);
         }
         rows
     }
