@@ -15,6 +15,9 @@
 //!   an `Option` in the ECSs), frozen on 33% (`Without`, a filter),
 //!   `hp -= dps + dose`.
 //!
+//! `idtable floor` is a hand-written floor of idtable's layout for the two
+//! loops, with no data-dependent branch (see [`floor`]).
+//!
 //! Each loop is a never-inlined function that returns the rows it visited
 //! (black-boxed); the row counts and the units' hp after one pass are
 //! checked equal across implementations before anything is timed. ECS
