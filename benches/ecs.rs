@@ -5,8 +5,9 @@
 //! Every implementation builds its world from one seeded script (the
 //! `Build` trait): N units, a tenth despawned and spawned again, then
 //! `burning` (on 50% or 10%), `poisoned` (50%) and `frozen` (33%) added to
-//! random units, in the same order for all. The idtable world is the one of
-//! `benches/joins.rs`: a unit table and three `SoaMap`s keyed by it.
+//! random units, in the same order for all. The script and the
+//! idtable world (a unit table and three `SoaMap`s keyed by it) are
+//! `support/units.rs`, shared with `benches/joins.rs`.
 //!
 //! * `ecs_one_map`: every burning unit, `hp -= dps`, hp written through the
 //!   table (a join of the table and one map); burning held by 50% and by
@@ -32,15 +33,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
-/// The seeded world every implementation builds.
-trait Build {
-    type Handle: Copy;
-    fn spawn(&mut self, hp: f32) -> Self::Handle;
-    fn despawn(&mut self, unit: Self::Handle);
-    fn burn(&mut self, unit: Self::Handle, dps: f32);
-    fn poison(&mut self, unit: Self::Handle, dose: f32);
-    fn freeze(&mut self, unit: Self::Handle, left: f32);
-}
+#[path = "support/units.rs"]
+mod units;
+use units::{built, Build};
 
 /// The loops every implementation runs, each returning the rows visited.
 trait Loops {
@@ -52,114 +47,14 @@ trait Loops {
     fn hps(&mut self) -> Vec<f32>;
 }
 
-/// A seeded xorshift, so every run builds the same world.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-/// `n` units, a tenth despawned and spawned again (so dense orders
-/// differ); then `n` draws of a random unit, which burns with probability
-/// `burn` percent, is poisoned at 50% and frozen at 33%. The script of
-/// `benches/joins.rs`.
-fn build<B: Build>(b: &mut B, n: usize, burn: u64) {
-    let mut rng = Rng(0x5eed);
-    let mut ids: Vec<B::Handle> = (0..n).map(|i| b.spawn(i as f32)).collect();
-    for _ in 0..n / 10 {
-        let at = rng.below(ids.len() as u64) as usize;
-        b.despawn(ids[at]);
-        ids[at] = b.spawn(1.0);
-    }
-    for _ in 0..n {
-        let id = ids[rng.below(ids.len() as u64) as usize];
-        if rng.below(100) < burn {
-            b.burn(id, 1.0);
-        }
-        if rng.below(100) < 50 {
-            b.poison(id, 0.5);
-        }
-        if rng.below(100) < 33 {
-            b.freeze(id, 2.0);
-        }
-    }
-}
-
-fn built<B: Build>(mut b: B, n: usize, burn: u64) -> B {
-    build(&mut b, n, burn);
-    b
-}
-
 fn sorted(mut hps: Vec<f32>) -> Vec<f32> {
     hps.sort_by(f32::total_cmp);
     hps
 }
 
 mod idt {
-    use idtable::{join, Maybe, SoaAllocator, SoaMap, Without};
-
-    #[derive(SoaAllocator)]
-    pub struct Unit {
-        pub hp: f32,
-        pub pos: [f32; 2],
-    }
-
-    #[derive(SoaAllocator)]
-    pub struct Burning {
-        pub dps: f32,
-    }
-
-    #[derive(SoaAllocator)]
-    pub struct Poisoned {
-        pub dose: f32,
-    }
-
-    #[derive(SoaAllocator)]
-    pub struct Frozen {
-        pub left: f32,
-    }
-
-    pub struct World {
-        pub units: UnitAllocator,
-        pub burning: SoaMap<UnitId, Burning>,
-        pub poisoned: SoaMap<UnitId, Poisoned>,
-        pub frozen: SoaMap<UnitId, Frozen>,
-    }
-
-    impl World {
-        pub fn new(n: usize) -> Self {
-            World {
-                units: UnitAllocator::with_capacity(n),
-                burning: SoaMap::new(),
-                poisoned: SoaMap::new(),
-                frozen: SoaMap::new(),
-            }
-        }
-    }
-
-    impl super::Build for World {
-        type Handle = UnitId;
-        fn spawn(&mut self, hp: f32) -> UnitId {
-            self.units.insert(Unit { hp, pos: [0.0; 2] })
-        }
-        fn despawn(&mut self, unit: UnitId) {
-            self.units.remove(unit);
-        }
-        fn burn(&mut self, unit: UnitId, dps: f32) {
-            self.burning.insert(unit, Burning { dps });
-        }
-        fn poison(&mut self, unit: UnitId, dose: f32) {
-            self.poisoned.insert(unit, Poisoned { dose });
-        }
-        fn freeze(&mut self, unit: UnitId, left: f32) {
-            self.frozen.insert(unit, Frozen { left });
-        }
-    }
+    pub use super::units::*;
+    use idtable::{join, Maybe, SoaMap, Without};
 
     #[inline(never)]
     pub fn burn_joined(units: &mut UnitAllocator, burning: &SoaMap<UnitId, Burning>) -> usize {

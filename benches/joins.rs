@@ -16,89 +16,16 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use idtable::{join, Maybe, SoaAllocator, SoaMap, Without};
+use idtable::{join, Maybe, SoaMap, Without};
 
-#[derive(SoaAllocator)]
-pub struct Unit {
-    pub hp: f32,
-    pub pos: [f32; 2],
-}
-
-#[derive(SoaAllocator)]
-pub struct Burning {
-    pub dps: f32,
-}
-
-#[derive(SoaAllocator)]
-pub struct Poisoned {
-    pub dose: f32,
-}
-
-#[derive(SoaAllocator)]
-pub struct Frozen {
-    pub left: f32,
-}
-
-struct World {
-    units: UnitAllocator,
-    burning: SoaMap<UnitId, Burning>,
-    poisoned: SoaMap<UnitId, Poisoned>,
-    frozen: SoaMap<UnitId, Frozen>,
-}
-
-/// A seeded xorshift, so every run builds the same world.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+#[path = "support/units.rs"]
+mod units;
+use units::{built, Burning, UnitAllocator, UnitId, World};
 
 /// `n` units; each held by `burning` with probability `burn` percent, by
-/// `poisoned` at 50% and `frozen` at 33%.
+/// `poisoned` at 50% and `frozen` at 33% (the script of `support/units.rs`).
 fn world(n: usize, burn: u64) -> World {
-    let mut rng = Rng(0x5eed);
-    let mut units = UnitAllocator::with_capacity(n);
-    let mut ids: Vec<UnitId> = (0..n)
-        .map(|i| {
-            units.insert(Unit {
-                hp: i as f32,
-                pos: [0.0; 2],
-            })
-        })
-        .collect();
-    // Churn a tenth, so dense orders differ.
-    for _ in 0..n / 10 {
-        let at = rng.below(ids.len() as u64) as usize;
-        units.remove(ids[at]);
-        ids[at] = units.insert(Unit {
-            hp: 1.0,
-            pos: [0.0; 2],
-        });
-    }
-    let (mut burning, mut poisoned, mut frozen) = (SoaMap::new(), SoaMap::new(), SoaMap::new());
-    for _ in 0..n {
-        let id = ids[rng.below(ids.len() as u64) as usize];
-        if rng.below(100) < burn {
-            burning.insert(id, Burning { dps: 1.0 });
-        }
-        if rng.below(100) < 50 {
-            poisoned.insert(id, Poisoned { dose: 0.5 });
-        }
-        if rng.below(100) < 33 {
-            frozen.insert(id, Frozen { left: 2.0 });
-        }
-    }
-    World {
-        units,
-        burning,
-        poisoned,
-        frozen,
-    }
+    built(World::new(n), n, burn)
 }
 
 #[inline(never)]

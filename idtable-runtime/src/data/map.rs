@@ -17,7 +17,6 @@ use super::format::{
 use super::index::{Slot, SlotIndex};
 use super::key::Key;
 use super::load::{saved_words, validate_like, Shape};
-use super::names::{KeyNames, NamedMap};
 use super::value::Value;
 use super::view::DataRef;
 use super::words::{as_bytes, saved_bytes};
@@ -706,30 +705,6 @@ impl<K: Id> DataMap<K> {
         Cow::Owned(bytes)
     }
 
-    /// The map with a [`KeyNames`] table, for people: its `Debug` shows
-    /// keys by name, and (feature `serde`) human-readable formats write each
-    /// key whose name `names` knows as that name (`"stats.health"`), the
-    /// others as their hash (`"0x5953e0d5"`). Loading takes both forms back
-    /// with the plain `DataMap` `Deserialize`, without the table: a name is
-    /// a path, hashed again. See [`NamedMap`] for the rules.
-    ///
-    /// ```
-    /// use idtable::data::{DataMap, Key, KeyNames};
-    /// use idtable::Id24_8;
-    ///
-    /// let id = Id24_8::new(0, 1).unwrap();
-    /// let mut sheets: DataMap<Id24_8> = DataMap::new();
-    /// sheets.set(id, Key::path(&["stats", "health"]), 40.0_f32)?;
-    /// let names = KeyNames::new().with(&["stats", "health"]);
-    /// let shown = format!("{:?}", sheets.named(&names));
-    /// assert_eq!(shown, format!("DataMap {{{id:?}: {{stats.health: Float(40.0)}}}}"));
-    /// # Ok::<(), idtable::data::DataError>(())
-    /// ```
-    #[must_use]
-    pub fn named<'a>(&'a self, names: &'a KeyNames) -> NamedMap<'a, K> {
-        NamedMap::new(self, names)
-    }
-
     /// Loads bytes saved by [`to_bytes`](Self::to_bytes) (or the buffer of
     /// [`as_bytes`](Self::as_bytes), holes included), from a slice at
     /// any address. Every byte is checked: the header (version, and an id
@@ -1131,7 +1106,7 @@ impl<K: Id> PartialEq for DataMap<K> {
 
 impl<K: Id> fmt::Debug for DataMap<K> {
     /// Shows a map from ids to their data (keys as hashes; see
-    /// [`KeyNames`](super::KeyNames) for names).
+    /// [`KeyNames`](super::KeyNames) and [`named`](Self::named) for names).
     ///
     /// ```
     /// use idtable::data::DataMap;

@@ -238,6 +238,7 @@ mod index;
 mod key;
 mod load;
 mod map;
+mod named;
 mod names;
 #[cfg(feature = "serde")]
 mod serde;
@@ -250,6 +251,7 @@ pub use error::DataError;
 pub use format::{header_bytes, MAX_BYTES};
 pub use key::Key;
 pub use map::{DataMap, MapIter};
-pub use names::{KeyNames, NamedMap, ShowData, ShowKey};
+pub use named::NamedMap;
+pub use names::{KeyNames, ShowData, ShowKey};
 pub use value::Value;
 pub use view::{DataRef, Iter};
