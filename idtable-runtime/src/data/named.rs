@@ -48,7 +48,7 @@ impl<K: Id> DataMap<K> {
 ///
 /// Loading needs no table: the plain `DataMap` `Deserialize` reads a key
 /// text that is `0x` and 8 hex digits as a hash, and any other text as a
-/// path whose segments are separated by `.`, hashed as [`Key::path`]
+/// path whose segments are separated by `.`, hashed as [`Key::path`](super::Key::path)
 /// hashes them. It refuses the empty text, any other text that starts
 /// with `0x` or `0X`, a path with an empty segment (`"a..b"`, `"a."`), and
 /// a key listed twice in one entity (by name and by hash, say).
