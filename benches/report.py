@@ -22,6 +22,17 @@ tunables, `benches/target/criterion/peers-memory.json` and `load-bytes.json` (wr
 `peers` and `load` benches), and rewrites only the region between `<!-- peers:begin -->` and
 `<!-- peers:end -->` of BENCHMARKS.md. The `load` and `parallel` rows of the issue-12 targets come
 from those two benches and show "no data" until they have been run. Standard library only.
+
+Both forms then write the chart at the top of BENCHMARKS.md and the README: `benches/chart.csv`
+(idtable's median against the fastest peer's per workload and N, from the same criterion
+results, see chart_groups) and `benches/chart.svg`, drawn from that CSV by
+
+    cargo run --profile bench --manifest-path benches/Cargo.toml --features chart --bin chart -- \\
+        benches/chart.csv benches/chart.svg
+
+(plotters, built only under the feature `chart`). If that program cannot be built or run, the
+section and the CSV are still written, the script says that the SVG was not redrawn and exits
+with status 1.
 """
 
 from __future__ import annotations
@@ -126,6 +137,17 @@ TARGETS = [
 ]
 MEMORY_LIMITS = {"idtable": 16.0, "idtable_24_8": 8.0}
 
+# The chart (see chart_groups): idtable's median / the fastest peer's, same group, same N.
+CHART = BENCHES / "chart.csv"
+CHART_SVG = BENCHES / "chart.svg"
+CHART_COMMAND = _CARGO_BENCH[:1] + ["run", "--profile", "bench"] + _CARGO_BENCH[2:] + [
+    "--features", "chart", "--bin", "chart", "--", "benches/chart.csv", "benches/chart.svg",
+]
+# The peers users would pick instead of idtable's allocator and of `SoaMap`.
+CHART_PEERS = ["dense_slotmap", "slotmap", "thunderdome", "soa_derive", "hashmap"]
+CHART_MAP_PEERS = ["secondary_map", "sparse_secondary_map", "hashmap"]
+SOA_MAP_GROUPS = ["map_insert", "map_remove", "map_get", "map_iter_one_column"]
+
 # Issue 12: (group, measured implementations, reference, limit, strict, sizes, description);
 # ratio = measured / reference per element, target met when ratio <= limit (< limit if strict).
 TARGETS_12 = [
@@ -161,6 +183,116 @@ def median_ns(group: str, impl: str, n: int, baseline: str = "new") -> float | N
             return float(json.load(f)["median"]["point_estimate"])
     except (OSError, KeyError, ValueError):
         return None
+
+
+def estimates(group: str, impl: str, param: str) -> tuple[float, float] | None:
+    """Criterion's median ns per element of `group/impl/param` (the iteration's median over the
+    group's `Throughput::Elements`) and the mtime of its estimates."""
+    path = criterion_dir() / group / impl / param / "new"
+    try:
+        with open(path / "estimates.json") as f:
+            median = float(json.load(f)["median"]["point_estimate"])
+        with open(path / "benchmark.json") as f:
+            elems = int(json.load(f)["throughput"]["Elements"])
+        return median / elems, (path / "estimates.json").stat().st_mtime
+    except (OSError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def chart_groups() -> list[tuple[str, str, list[str], str, list[tuple[str, str]]]]:
+    """Per workload: (group, the idtable container, its peers, the hand-written floor drawn as a
+    marker, (label, criterion's parameter directory) per size). The `peers` groups first, then
+    the `soa_map` bench's, drawn only where their results exist (`--run` does not run them)."""
+    out = []
+    for group, (impls, *_) in GROUPS.items():
+        if "idtable" in impls:
+            peers = [p for p in impls if p in CHART_PEERS]
+            floor = "vec_floor" if "vec_floor" in impls else "hand_soa"
+            out.append((group, "idtable", peers, floor, [(size_label(n), str(n)) for n in SIZES]))
+    for group in SOA_MAP_GROUPS:
+        params = [(f"{size_label(n)} {s}", f"{n}_{s}") for n in SIZES for s in ("all", "tenth")]
+        out.append((group, "soa_map", CHART_MAP_PEERS, "hand_sparse", params))
+    out.append(("map_add_remove", "soa_map", CHART_MAP_PEERS, "hand_sparse", [("10k all", "10000_all")]))
+    return out
+
+
+def chart_rows() -> list[dict]:
+    """The chart's rows, one per workload and N measured; the groups missing are named on stderr."""
+    rows = []
+    for group, idt, peers, floor, params in chart_groups():
+        missing = []
+        for label, param in params:
+            mine = estimates(group, idt, param)
+            theirs = [(p, e) for p in peers if (e := estimates(group, p, param)) is not None]
+            if mine is None or not theirs:
+                missing.append(label)
+                continue
+            best, (best_ns, _) = min(theirs, key=lambda pe: pe[1][0])
+            low = estimates(group, floor, param)
+            times = [mine[1], *(e[1] for _, e in theirs)] + ([low[1]] if low else [])
+            rows.append({
+                "workload": group,
+                "n": label,
+                "idtable": idt,
+                "idtable_ns": mine[0],
+                "best_peer": best,
+                "best_peer_ns": best_ns,
+                "ratio": mine[0] / best_ns,
+                "floor": floor,
+                "floor_ns": low[0] if low else None,
+                "floor_ratio": low[0] / best_ns if low else None,
+                "measured_utc": dt.datetime.fromtimestamp(max(times), dt.timezone.utc),
+            })
+        if missing:
+            print(f"chart: no criterion results for `{group}` at {', '.join(missing)}: not drawn",
+                  file=sys.stderr)
+    return rows
+
+
+def write_chart_csv(path: Path) -> int:
+    """Writes the chart's figures (medians in ns per element); returns the row count."""
+    rows = chart_rows()
+    cols = ["workload", "n", "idtable", "idtable_ns", "best_peer", "best_peer_ns", "ratio",
+            "floor", "floor_ns", "floor_ratio", "measured_utc"]
+    out = [",".join(cols)]
+    for r in rows:
+        cells = []
+        for c in cols:
+            v = r[c]
+            if v is None:
+                cells.append("")
+            elif isinstance(v, float):
+                cells.append(f"{v:.4g}")
+            elif isinstance(v, dt.datetime):
+                cells.append(f"{v:%Y-%m-%d %H:%M}")
+            else:
+                cells.append(str(v))
+        out.append(",".join(cells))
+    path.write_text("\n".join(out) + "\n")
+    return len(rows)
+
+
+def draw_chart() -> bool:
+    """Writes CHART from the criterion results, then CHART_SVG from it; False if the SVG was not drawn."""
+    count = write_chart_csv(CHART)
+    print(f"wrote {CHART.relative_to(ROOT)} ({count} rows)", file=sys.stderr)
+    if count == 0:
+        print(f"chart: nothing measured, {CHART_SVG.relative_to(ROOT)} NOT redrawn", file=sys.stderr)
+        return False
+    print("+", " ".join(CHART_COMMAND), file=sys.stderr)
+    try:
+        done = subprocess.run(CHART_COMMAND, cwd=ROOT).returncode == 0
+    except OSError as e:
+        print(f"chart: {e}", file=sys.stderr)
+        done = False
+    if not done:
+        print(
+            f"chart: the chart program (plotters, feature `chart`) could not be built or run; "
+            f"{CHART_SVG.relative_to(ROOT)} was NOT redrawn and may no longer match "
+            f"{CHART.relative_to(ROOT)}. The section of BENCHMARKS.md was written.",
+            file=sys.stderr,
+        )
+    return done
 
 
 def elements(group: str, n: int) -> int:
@@ -413,6 +545,8 @@ def section() -> str:
         "",
         f"Regenerate: `{COMMAND}` (runs the four commands below, longer than the 9 minutes the two `peers` runs took on the machine below,",
         "then rewrites this region; `python3 benches/report.py` alone rewrites it from `benches/target/criterion`).",
+        "Both then redraw the chart at the top of this file from the same results: `benches/chart.csv`, then",
+        f"`benches/chart.svg` from it with `{' '.join(CHART_COMMAND)}` (plotters).",
         "",
         "```sh",
         f"GLIBC_TUNABLES={TUNABLES} \\",
@@ -560,9 +694,11 @@ def main() -> None:
         run_benches()
     if args.print:
         print(section())
-    else:
-        write(Path(args.output))
-        print(f"updated {args.output}", file=sys.stderr)
+        return
+    write(Path(args.output))
+    print(f"updated {args.output}", file=sys.stderr)
+    if not draw_chart():
+        sys.exit(1)
 
 
 if __name__ == "__main__":
