@@ -415,6 +415,58 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         issued
     }
 
+    /// Inserts `value` as the object of `id`, an id reserved from `&self`
+    /// with [`IdTable::reserve_id`] (through [`table`](Self::table)), and
+    /// appends it to the dense order. Gives the value back if `id` is not a
+    /// reservation of this storage still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// struct Shot { speed: f32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let id = shots.table().reserve_id(); // from a shared borrow
+    /// assert!(shots.get(id).is_none());
+    /// shots.insert_reserved(id, Shot { speed: 3.0 }).unwrap();
+    /// assert_eq!(*shots.get(id).unwrap().speed, 3.0);
+    /// assert_eq!(shots.insert_reserved(id, Shot { speed: 1.0 }), Err(Shot { speed: 1.0 }));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The value, when `id` is not a waiting reservation.
+    pub fn insert_reserved(&mut self, id: I, value: T) -> Result<(), T> {
+        if !self.rows.index.is_waiting(id) {
+            return Err(value);
+        }
+        self.rows.columns.push(into_values(value));
+        match self.rows.index.insert_reserved(id) {
+            Some(_) => Ok(()),
+            None => unreachable!("a waiting reservation is filled"),
+        }
+    }
+
+    /// Gives back a reservation that will not be filled (see
+    /// [`IdTable::release_reserved`]): its id is spent. `false` if `id` is
+    /// not a reservation of this storage still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Shot { speed: f32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let id = shots.table().reserve_id();
+    /// assert!(shots.release_reserved(id));
+    /// assert!(shots.insert_reserved(id, Shot { speed: 1.0 }).is_err());
+    /// ```
+    pub fn release_reserved(&mut self, id: I) -> bool {
+        self.rows.index.release_reserved(id)
+    }
+
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live. The last row moves into the gap.
     ///
