@@ -240,6 +240,9 @@ struct Reserved {
     /// The queue's front as reservations left it, or `UNSET` while they
     /// took no queued slot (then it is the queue's own head).
     cursor: core::sync::atomic::AtomicUsize,
+    /// The queue's length when the pending claims were made: frees may
+    /// lengthen the queue before they are settled.
+    plan_len: core::sync::atomic::AtomicUsize,
     bits: Vec<u64>,
     count: usize,
 }
@@ -253,6 +256,9 @@ impl Clone for Reserved {
             cursor: core::sync::atomic::AtomicUsize::new(
                 self.cursor.load(core::sync::atomic::Ordering::Relaxed),
             ),
+            plan_len: core::sync::atomic::AtomicUsize::new(
+                self.plan_len.load(core::sync::atomic::Ordering::Relaxed),
+            ),
             bits: self.bits.clone(),
             count: self.count,
         }
@@ -264,6 +270,7 @@ impl Reserved {
         Reserved {
             claims: core::sync::atomic::AtomicUsize::new(0),
             cursor: core::sync::atomic::AtomicUsize::new(usize::MAX),
+            plan_len: core::sync::atomic::AtomicUsize::new(0),
             bits: Vec::new(),
             count: 0,
         }
@@ -745,9 +752,6 @@ impl<I: Id> IdTable<I> {
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
         let dense = self.dense_index(id)?;
-        if *self.free.len.get_mut() & PENDING != 0 {
-            self.settle_reservations();
-        }
         let last = self.ids.len() - 1;
         self.ids.swap_remove(dense);
         if dense != last {
@@ -777,7 +781,6 @@ impl<I: Id> IdTable<I> {
     /// resolving, to its new dense index). Freed slots are queued in dense
     /// order. The caller removes the same rows of its columns.
     pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
-        self.settle_reservations();
         let end = self.ids.len();
         // The marked ids' slots first, queued in dense order; then the
         // survivors move down over the gaps. Walking the marks a word at a

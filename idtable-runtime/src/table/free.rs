@@ -118,13 +118,11 @@ impl<I: Id> IdTable<I> {
     /// at the back of the queue.
     #[inline(always)]
     pub(super) fn enqueue(&mut self, s: usize) {
-        debug_assert!(
-            *self.free.len.get_mut() & PENDING == 0,
-            "enqueue with reservations pending"
-        );
+        // Reservations pending need no settling here: they take from the
+        // queue's front, a free appends at its back (the flag stays set).
         let free = &mut self.free;
         let len = free.len.get_mut();
-        if *len == 0 {
+        if *len & !PENDING == 0 {
             free.head = s;
         } else if free.links.is_empty() {
             let tail = &mut self.slots[free.tail];

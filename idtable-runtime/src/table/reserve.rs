@@ -76,7 +76,11 @@ impl<I: Id> IdTable<I> {
     /// The sequence the reservations claim from, for the table as frozen
     /// at the last exclusive access.
     fn plan(&self) -> Plan {
-        let len = self.free.settled_len();
+        self.plan_for(self.free.settled_len())
+    }
+
+    /// [`plan`](Self::plan) for a queue of `len` slots.
+    fn plan_for(&self, len: usize) -> Plan {
         let slots = self.slots.len();
         let reusable = Self::reusable_of(len, self.config);
         let fresh = if slots > I::MAX_INDEX {
@@ -95,7 +99,7 @@ impl<I: Id> IdTable<I> {
     /// How many of the first `claims` positions of the sequence are queued
     /// slots and how many fresh indices.
     pub(super) fn plan_split(&self, claims: usize) -> (usize, usize) {
-        self.plan().split(claims)
+        self.claimed_plan().split(claims)
     }
 
     /// Queued slots claimed since the last exclusive access.
@@ -104,7 +108,13 @@ impl<I: Id> IdTable<I> {
         if claims == 0 {
             return 0;
         }
-        self.plan().split(claims).0
+        self.claimed_plan().split(claims).0
+    }
+
+    /// The plan the pending claims were made on (frees since may have
+    /// lengthened the queue behind them).
+    fn claimed_plan(&self) -> Plan {
+        self.plan_for(self.reserved.plan_len.load(Ordering::Relaxed))
     }
 
     /// The id a reservation makes of slot `s`, queued: its next generation.
@@ -120,7 +130,7 @@ impl<I: Id> IdTable<I> {
     /// next insert will find it once they are settled.
     #[cold]
     pub(super) fn next_id_after_claims(&self) -> Result<I, TableFull> {
-        let plan = self.plan();
+        let plan = self.claimed_plan();
         let claims = self.reserved.claims.load(Ordering::Relaxed);
         if claims >= plan.total() {
             return Err(TableFull::new::<I>());
@@ -144,7 +154,7 @@ impl<I: Id> IdTable<I> {
         if len & PENDING == 0 {
             return;
         }
-        let plan = self.plan();
+        let plan = self.claimed_plan();
         let claims = core::mem::take(self.reserved.claims.get_mut());
         let (queued, fresh) = plan.split(claims);
         // The claimed queued slots are the queue's first `queued`: off the
@@ -238,7 +248,7 @@ impl<I: Id> IdTable<I> {
         let (queued, fresh) = if claims == 0 {
             (0, 0)
         } else {
-            self.plan().split(claims)
+            self.claimed_plan().split(claims)
         };
         self.reserved.count + queued + fresh
     }
@@ -342,7 +352,15 @@ impl<I: Id> IdTable<I> {
     /// Claims the next `n` positions of the sequence (see the module docs)
     /// with one compare-and-swap, or nothing if fewer than `n` remain.
     fn claim(&self, n: usize) -> Result<(Plan, usize), TableFull> {
-        let plan = self.plan();
+        // Claims pending from an earlier shared borrow were made on the
+        // queue as it was then; frees since appended behind them, and the
+        // sequence goes on from where they left it.
+        let pending = self.free.len.load(Ordering::Acquire) & PENDING != 0;
+        let plan = if pending {
+            self.claimed_plan()
+        } else {
+            self.plan()
+        };
         let total = plan.total();
         let first = self
             .reserved
@@ -351,8 +369,12 @@ impl<I: Id> IdTable<I> {
                 k.checked_add(n).filter(|&end| end <= total)
             })
             .map_err(|_| TableFull::new::<I>())?;
-        if n > 0 && self.free.len.load(Ordering::Relaxed) & PENDING == 0 {
-            self.free.len.fetch_or(PENDING, Ordering::Relaxed);
+        if n > 0 && !pending {
+            // Every claimer of this borrow read the same length.
+            self.reserved
+                .plan_len
+                .store(self.free.settled_len(), Ordering::Relaxed);
+            self.free.len.fetch_or(PENDING, Ordering::Release);
         }
         Ok((plan, first))
     }
