@@ -565,12 +565,7 @@ mod tests {
     }
 
     proptest! {
-        // No failure file: Miri's isolation forbids the lookup it needs.
-        #![proptest_config(ProptestConfig {
-            cases: if cfg!(miri) { 4 } else { 256 },
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(crate::testing::proptest_config(256, 4))]
 
         #[test]
         fn round_trip_keeps_ids_stale_ids_and_the_free_queue(

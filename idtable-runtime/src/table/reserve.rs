@@ -730,12 +730,7 @@ mod tests {
     }
 
     proptest! {
-        // No failure file: Miri's isolation forbids the lookup it needs.
-        #![proptest_config(ProptestConfig {
-            cases: if cfg!(miri) { 4 } else { 256 },
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(crate::testing::proptest_config(256, 4))]
         /// Against a model: every id handed out (inserted or reserved) is
         /// new; a reservation resolves to nothing until filled; filling and
         /// releasing accept exactly the waiting reservations; the table's
