@@ -478,10 +478,8 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
             return Err(value);
         }
         self.rows.columns.push(into_values(value));
-        match self.rows.index.insert_reserved(id) {
-            Some(_) => Ok(()),
-            None => unreachable!("a waiting reservation is filled"),
-        }
+        self.rows.index.fill_waiting(id);
+        Ok(())
     }
 
     /// Gives back a reservation that will not be filled (see

@@ -145,15 +145,20 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Settles the reservations taken since the last exclusive access (see
-    /// the module docs). Cold: called where the queue's length shows the
-    /// [`PENDING`] flag.
+    /// the module docs), if any: the test is inline, the work out of line.
+    #[inline]
+    pub(super) fn settle_reservations(&mut self) {
+        if *self.free.len.get_mut() & PENDING != 0 {
+            self.settle_pending();
+        }
+    }
+
+    /// [`settle_reservations`](Self::settle_reservations)' work, where the
+    /// queue's length shows the [`PENDING`] flag.
     #[cold]
     #[inline(never)]
-    pub(super) fn settle_reservations(&mut self) {
+    fn settle_pending(&mut self) {
         let len = *self.free.len.get_mut();
-        if len & PENDING == 0 {
-            return;
-        }
         let plan = self.claimed_plan();
         let claims = core::mem::take(self.reserved.claims.get_mut());
         let (queued, fresh) = plan.split(claims);
@@ -255,9 +260,25 @@ impl<I: Id> IdTable<I> {
 
     /// Whether `id` is a reservation of this table still waiting for its
     /// row (settling the pending ones first).
+    #[inline]
     pub(crate) fn is_waiting(&mut self, id: I) -> bool {
         self.settle_reservations();
         id.index() < self.slots.len() && self.holds_reservation(id)
+    }
+
+    /// Makes the waiting reservation `id` live ([`is_waiting`] said so, and
+    /// nothing ran since), appended to the dense order.
+    ///
+    /// [`is_waiting`]: Self::is_waiting
+    #[inline]
+    pub(crate) fn fill_waiting(&mut self, id: I) -> usize {
+        debug_assert!(self.is_waiting(id));
+        let dense = self.ids.len();
+        self.ids.push(id);
+        self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
+        self.mark_reserved(id.index(), false);
+        self.reserved.count -= 1;
+        dense
     }
 
     /// Makes the reserved `id` live, appended to the dense order, and
@@ -276,16 +297,11 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert_reserved(id), None); // filled already
     /// ```
     pub fn insert_reserved(&mut self, id: I) -> Option<usize> {
-        self.settle_reservations();
-        if id.index() >= self.slots.len() || !self.holds_reservation(id) {
-            return None;
+        if self.is_waiting(id) {
+            Some(self.fill_waiting(id))
+        } else {
+            None
         }
-        let dense = self.ids.len();
-        self.ids.push(id);
-        self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
-        self.mark_reserved(id.index(), false);
-        self.reserved.count -= 1;
-        Some(dense)
     }
 
     /// Gives back a reservation that will not be filled: its slot returns
@@ -370,11 +386,13 @@ impl<I: Id> IdTable<I> {
             })
             .map_err(|_| TableFull::new::<I>())?;
         if n > 0 && !pending {
-            // Every claimer of this borrow read the same length.
-            self.reserved
-                .plan_len
-                .store(self.free.settled_len(), Ordering::Relaxed);
-            self.free.len.fetch_or(PENDING, Ordering::Release);
+            // Every claimer of this borrow read the same length (only
+            // reservations run while it lasts, and they change no more than
+            // the flag), so each stores the same values: plain stores, no
+            // read-modify-write.
+            let len = self.free.settled_len();
+            self.reserved.plan_len.store(len, Ordering::Relaxed);
+            self.free.len.store(len | PENDING, Ordering::Release);
         }
         Ok((plan, first))
     }
