@@ -60,9 +60,11 @@
 //! 6. [Joins](guide::joins): a table, its maps and its data read as one;
 //!    removing an object from every container; a field, a `SoaMap` or a
 //!    `DataMap`?
-//! 7. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
+//! 7. [Ids reserved from a shared borrow](guide::reserved_ids): naming the
+//!    objects a parallel system creates before their rows exist.
+//! 8. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
-//! 8. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 9. [Parallel loops](guide::parallel_loops) (feature `rayon`).
 //!
 //! Then:
 //!
@@ -222,6 +224,9 @@ pub mod guide {
 
     #[doc = include_str!("../guide/joins.md")]
     pub mod joins {}
+
+    #[doc = include_str!("../guide/reserved-ids.md")]
+    pub mod reserved_ids {}
 
     #[doc = include_str!("../guide/saving-and-loading.md")]
     pub mod saving_and_loading {}

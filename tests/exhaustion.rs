@@ -486,3 +486,55 @@ fn a_derived_allocator_whose_every_slot_is_retired_gives_values_back_and_stays_c
     assert!(a.get(first).is_none() && a.get(last).is_none());
     assert_eq!(a.remove(last), None);
 }
+
+#[test]
+#[ignore = "2^24 inserts and reservations (about a second in release): cargo test --release --test exhaustion -- --ignored"]
+fn id24_8_filled_to_its_last_index_with_reservations_outstanding() {
+    // Every usable index of `Id24_8` (0 to `MAX_INDEX`, 2^24 - 1 of them)
+    // but the last 1,000 live, then those reserved
+    // from a shared borrow (a batch and single ids, from two threads): the
+    // table is full for inserts and reservations alike, a freed slot goes to
+    // the next claimant, and the reservations still fill.
+    const INDICES: usize = ShortId::MAX_INDEX + 1; // usable indices
+    let mut a = ShortAllocator::with_capacity(INDICES);
+    for key in 0..(INDICES - 1000) as u64 {
+        a.insert(Short { key });
+    }
+    let (batch, singles) = std::thread::scope(|s| {
+        let shared = &a;
+        let batch = s.spawn(move || shared.reserve_ids(600).collect::<Vec<_>>());
+        let singles = s.spawn(move || (0..400).map(|_| shared.reserve_id()).collect::<Vec<_>>());
+        (batch.join().unwrap(), singles.join().unwrap())
+    });
+    let reserved: HashSet<ShortId> = batch.iter().chain(&singles).copied().collect();
+    assert_eq!(reserved.len(), 1000, "an id was reserved twice");
+    assert!(reserved.iter().all(|id| id.index() >= INDICES - 1000));
+    assert!(reserved.iter().any(|id| id.index() == INDICES - 1)); // the last
+    assert_eq!(a.reserved_len(), 1000);
+
+    // Full: no id for an insert or a reservation, and nothing changes.
+    assert!(a.id_table().try_reserve_id().is_err());
+    assert!(a.id_table().try_reserve_ids(1).is_err());
+    let err = a
+        .try_insert(Short { key: 1 })
+        .expect_err("every index is taken");
+    assert_eq!(err.into_inner(), Short { key: 1 });
+    let r = catch_unwind(AssertUnwindSafe(|| a.reserve_id()));
+    assert!(panic_message(r.expect_err("reserve_id panics")).contains("Id24_8"));
+    assert_eq!((a.len(), a.reserved_len()), (INDICES - 1000, 1000));
+
+    // A freed slot is reissued (next generation) to the next claimant.
+    let victim = a.ids()[12_345];
+    a.remove(victim);
+    let again = a.reserve_id();
+    assert_eq!(again.index(), victim.index());
+    assert_eq!(again.generation(), victim.generation() + 1);
+    assert!(a.get(victim).is_none() && a.get(again).is_none());
+
+    for (n, id) in reserved.into_iter().chain([again]).enumerate() {
+        a.insert_reserved(id, Short { key: n as u64 }).unwrap();
+    }
+    assert_eq!((a.len(), a.reserved_len()), (INDICES, 0));
+    assert!(a.try_insert(Short { key: 2 }).is_err());
+    a.check_invariants();
+}

@@ -67,3 +67,17 @@ pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
     IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,
 };
+
+/// What the crate's own property tests share.
+#[cfg(test)]
+mod testing {
+    /// `cases` cases (`miri_cases` under Miri, which runs slowly), and no
+    /// failure file: Miri's isolation forbids the lookup it needs.
+    pub(crate) fn proptest_config(cases: u32, miri_cases: u32) -> proptest::test_runner::Config {
+        proptest::test_runner::Config {
+            cases: if cfg!(miri) { miri_cases } else { cases },
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        }
+    }
+}

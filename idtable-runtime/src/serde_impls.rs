@@ -379,12 +379,7 @@ mod tests {
         use super::u64_list::{decode, encode};
         use proptest::prelude::*;
 
-        // No failure file: Miri's isolation forbids the lookup it needs.
-        let config = ProptestConfig {
-            cases: if cfg!(miri) { 8 } else { 256 },
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        };
+        let config = crate::testing::proptest_config(256, 8);
         let any_value = prop_oneof![0u64..300, 0u64..70_000, any::<u64>()];
         proptest!(config.clone(), |(values in proptest::collection::vec(any_value, 0..40))| {
             let bytes = encode(|| values.iter().copied());

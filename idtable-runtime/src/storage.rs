@@ -415,6 +415,94 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         issued
     }
 
+    /// [`IdTable::reserve_id`] on this storage's table: an id for a row to
+    /// insert later with [`insert_reserved`](Self::insert_reserved), from a
+    /// shared borrow.
+    ///
+    /// See [`insert_reserved`](Self::insert_reserved)'s example.
+    ///
+    /// # Panics
+    ///
+    /// When every index of the layout is live, retired or reserved.
+    #[cfg(target_has_atomic = "ptr")]
+    #[inline]
+    #[track_caller]
+    pub fn reserve_id(&self) -> I {
+        self.rows.index.reserve_id()
+    }
+
+    /// [`IdTable::reserve_ids`] on this storage's table: `n` ids at once.
+    ///
+    /// See [`IdTable::reserve_ids`]'s example.
+    ///
+    /// # Panics
+    ///
+    /// When fewer than `n` ids can be issued (nothing is reserved then).
+    #[cfg(target_has_atomic = "ptr")]
+    #[track_caller]
+    pub fn reserve_ids(&self, n: usize) -> crate::table::ReservedIds<'_, I> {
+        self.rows.index.reserve_ids(n)
+    }
+
+    /// Reservations waiting for their rows ([`IdTable::reserved_len`]).
+    ///
+    /// See [`release_reserved`](Self::release_reserved)'s example.
+    pub fn reserved_len(&self) -> usize {
+        self.rows.index.reserved_len()
+    }
+
+    /// Inserts `value` as the object of `id`, an id reserved from `&self`
+    /// with [`reserve_id`](Self::reserve_id), and appends it to the dense
+    /// order. Gives the value back if `id` is not a
+    /// reservation of this storage still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// struct Shot { speed: f32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let id = shots.reserve_id(); // from a shared borrow
+    /// assert!(shots.get(id).is_none());
+    /// shots.insert_reserved(id, Shot { speed: 3.0 }).unwrap();
+    /// assert_eq!(*shots.get(id).unwrap().speed, 3.0);
+    /// assert_eq!(shots.insert_reserved(id, Shot { speed: 1.0 }), Err(Shot { speed: 1.0 }));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The value, when `id` is not a waiting reservation.
+    pub fn insert_reserved(&mut self, id: I, value: T) -> Result<(), T> {
+        if !self.rows.index.is_waiting(id) {
+            return Err(value);
+        }
+        self.rows.columns.push(into_values(value));
+        self.rows.index.fill_waiting(id);
+        Ok(())
+    }
+
+    /// Gives back a reservation that will not be filled (see
+    /// [`IdTable::release_reserved`]): its id is spent. `false` if `id` is
+    /// not a reservation of this storage still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaStorage};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// struct Shot { speed: f32 }
+    ///
+    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let id = shots.reserve_id();
+    /// assert_eq!(shots.reserved_len(), 1);
+    /// assert!(shots.release_reserved(id));
+    /// assert_eq!(shots.reserved_len(), 0);
+    /// assert!(shots.insert_reserved(id, Shot { speed: 1.0 }).is_err());
+    /// ```
+    pub fn release_reserved(&mut self, id: I) -> bool {
+        self.rows.index.release_reserved(id)
+    }
+
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live. The last row moves into the gap.
     ///

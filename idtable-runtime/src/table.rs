@@ -34,13 +34,16 @@ use crate::marks::Marks;
 
 mod free;
 mod parts;
-use free::FreeList;
+mod reserve;
+use free::{FreeList, PENDING};
 pub use parts::{IdTableParts, PartsError};
+#[cfg(target_has_atomic = "ptr")]
+pub use reserve::ReservedIds;
 
 /// Where the next insert's slot comes from.
 enum NextSlot {
     /// The slot at the front of the free queue.
-    Queued(usize),
+    Queued,
     /// A slot never issued before, appended to the slot table, which stays
     /// within [`IdTable::LINKS_IN_SLOTS`] slots.
     Fresh,
@@ -224,6 +227,54 @@ pub struct IdTable<I: Id> {
     ids: Vec<I>,
     free: FreeList<I::Bits>,
     config: TableConfig,
+    /// Ids reserved from a shared borrow (`reserve.rs`).
+    reserved: Reserved,
+}
+
+/// What the table knows of its reservations: how many ids were claimed
+/// from `&self` since the last exclusive access (`claims`), and, once
+/// settled, which slots hold a reservation (`bits`, one per slot, empty
+/// until the first one) and how many.
+struct Reserved {
+    claims: core::sync::atomic::AtomicUsize,
+    /// The queue's front as reservations left it, or `UNSET` while they
+    /// took no queued slot (then it is the queue's own head).
+    cursor: core::sync::atomic::AtomicUsize,
+    /// The queue's length when the pending claims were made: frees may
+    /// lengthen the queue before they are settled.
+    plan_len: core::sync::atomic::AtomicUsize,
+    bits: Vec<u64>,
+    count: usize,
+}
+
+impl Clone for Reserved {
+    fn clone(&self) -> Self {
+        Reserved {
+            claims: core::sync::atomic::AtomicUsize::new(
+                self.claims.load(core::sync::atomic::Ordering::Relaxed),
+            ),
+            cursor: core::sync::atomic::AtomicUsize::new(
+                self.cursor.load(core::sync::atomic::Ordering::Relaxed),
+            ),
+            plan_len: core::sync::atomic::AtomicUsize::new(
+                self.plan_len.load(core::sync::atomic::Ordering::Relaxed),
+            ),
+            bits: self.bits.clone(),
+            count: self.count,
+        }
+    }
+}
+
+impl Reserved {
+    const fn new() -> Self {
+        Reserved {
+            claims: core::sync::atomic::AtomicUsize::new(0),
+            cursor: core::sync::atomic::AtomicUsize::new(usize::MAX),
+            plan_len: core::sync::atomic::AtomicUsize::new(0),
+            bits: Vec::new(),
+            count: 0,
+        }
+    }
 }
 
 impl<I: Id> Clone for IdTable<I> {
@@ -233,6 +284,7 @@ impl<I: Id> Clone for IdTable<I> {
             ids: self.ids.clone(),
             free: self.free.clone(),
             config: self.config,
+            reserved: self.reserved.clone(),
         }
     }
 }
@@ -275,7 +327,7 @@ impl<I: Id> fmt::Debug for IdTable<I> {
             .field("layout", &LayoutName::<I>::new())
             .field("ids", &self.ids)
             .field("slots", &self.slots.len())
-            .field("free", &self.free.len)
+            .field("free", &self.free.settled_len())
             .field("config", &self.config)
             .finish()
     }
@@ -319,6 +371,7 @@ impl<I: Id> IdTable<I> {
             ids: Vec::new(),
             free: FreeList::new(),
             config,
+            reserved: Reserved::new(),
         }
     }
 
@@ -394,7 +447,7 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.free_count(), 1);
     /// ```
     pub fn free_count(&self) -> usize {
-        self.free.len
+        self.free.settled_len() - self.pending_queue_claims()
     }
 
     /// Live ids in dense order: `ids()[d]` is the id at dense index `d`.
@@ -452,8 +505,14 @@ impl<I: Id> IdTable<I> {
     /// in between: the queue, less the `min_free - 1` slots it holds back
     /// (an insert reuses only while at least `min_free` slots wait).
     fn reusable(&self) -> usize {
-        let held_back = self.config.min_free.saturating_sub(1);
-        self.free.len.saturating_sub(held_back)
+        Self::reusable_of(self.free.settled_len(), self.config)
+    }
+
+    /// [`reusable`](Self::reusable) for a queue of `len` slots.
+    #[inline(always)]
+    fn reusable_of(len: usize, config: TableConfig) -> usize {
+        let held_back = config.min_free.saturating_sub(1);
+        len.saturating_sub(held_back)
     }
 
     /// Shrinks the dense array (and the free list's side links, when the
@@ -493,13 +552,14 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// Which slot the next insert takes.
+    /// Which slot the next insert takes, given the queue's length field
+    /// (a [`PENDING`] flag in it makes the answer `Queued`, whose path
+    /// settles the reservations first).
     #[inline(always)]
-    fn next_slot(&self) -> NextSlot {
-        let waiting = self.free.len;
+    fn next_slot(&self, waiting: usize) -> NextSlot {
         let slots = self.slots.len();
         if waiting > 0 && (waiting >= self.config.min_free || slots > I::MAX_INDEX) {
-            NextSlot::Queued(self.free.head)
+            NextSlot::Queued
         } else if slots < Self::LINKS_IN_SLOTS {
             NextSlot::Fresh
         } else if slots <= I::MAX_INDEX {
@@ -519,11 +579,15 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert().0, next);
     /// ```
     pub fn next_id(&self) -> Result<I, TableFull> {
-        let (index, generation) = match self.next_slot() {
-            NextSlot::Queued(s) => (
-                s,
-                Self::next_generation_after(Self::slot_generation(self.slots[s])),
-            ),
+        if self.free.len.load(core::sync::atomic::Ordering::Relaxed) & PENDING != 0 {
+            return self.next_id_after_claims();
+        }
+        let (index, generation) = match self.next_slot(self.free.settled_len()) {
+            NextSlot::Queued => {
+                let s = self.free.settled_head();
+                let generation = Self::next_generation_after(Self::slot_generation(self.slots[s]));
+                (s, generation)
+            }
             NextSlot::Fresh | NextSlot::FreshPastLine => (self.slots.len(), 1),
             NextSlot::Full => return Err(TableFull::new::<I>()),
         };
@@ -556,8 +620,12 @@ impl<I: Id> IdTable<I> {
         let dense = self.ids.len();
         // Each arm writes its slot once, with the new id's generation and
         // dense index.
-        let (index, generation) = match self.next_slot() {
-            NextSlot::Queued(_) => {
+        let waiting = *self.free.len.get_mut();
+        let (index, generation) = match self.next_slot(waiting) {
+            NextSlot::Queued => {
+                if waiting & PENDING != 0 {
+                    return self.settle_then_insert();
+                }
                 let s = self.dequeue();
                 let slot = &mut self.slots[s];
                 let generation = Self::next_generation_after(Self::slot_generation(*slot));
@@ -695,7 +763,9 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Marks the slot of live `id` vacant and queues it (or retires it).
-    #[inline]
+    /// Always inlined: `remove`'s path, and small once the queue's cold
+    /// branches are out of line.
+    #[inline(always)]
     fn release(&mut self, id: I) {
         let generation = id.generation().to_u64();
         let index = id.index();
@@ -743,6 +813,7 @@ impl<I: Id> IdTable<I> {
     /// assert!(old.iter().all(|id| !table.contains(*id) && !new.contains(id)));
     /// ```
     pub fn clear(&mut self) {
+        self.release_all_reserved();
         let ids = core::mem::take(&mut self.ids);
         for &id in &ids {
             self.release(id);
@@ -840,7 +911,7 @@ impl<I: Id> IdTable<I> {
         let mut queued = alloc::vec![false; slots];
         let mut count = 0;
         let mut s = self.free.head;
-        for i in 0..self.free.len {
+        for i in 0..self.free.settled_len() {
             if i > 0 {
                 s = self.next_queued(s);
             }
@@ -850,7 +921,7 @@ impl<I: Id> IdTable<I> {
             count += 1;
             let dense = self.slots[s].to_u64() & Self::MASK;
             assert!(dense >= len as u64, "queued slot {s} is occupied");
-            let last = i + 1 == self.free.len;
+            let last = i + 1 == self.free.settled_len();
             if links_in_slots {
                 assert_eq!(
                     dense == Self::MASK,
@@ -867,11 +938,15 @@ impl<I: Id> IdTable<I> {
                 );
             }
         }
-        assert_eq!(count, self.free.len);
+        assert_eq!(count, self.free.settled_len());
+        let mut reserved = 0usize;
         for (s, &slot) in self.slots.iter().enumerate() {
             let dense = slot.to_u64() & Self::MASK;
             let vacant = dense >= len as u64;
-            if vacant && !queued[s] {
+            if vacant && !queued[s] && self.slot_is_reserved(s) {
+                assert_eq!(dense, Self::MASK, "reserved slot {s} holds a link");
+                reserved += 1;
+            } else if vacant && !queued[s] {
                 assert_eq!(
                     dense,
                     Self::MASK,
@@ -884,6 +959,7 @@ impl<I: Id> IdTable<I> {
                 );
             }
         }
+        assert_eq!(reserved, self.reserved_count(), "reserved slots miscounted");
     }
 }
 

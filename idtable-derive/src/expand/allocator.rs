@@ -83,7 +83,9 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             /// An empty allocator with room for `capacity` objects.
             pub fn with_capacity(capacity: usize) -> Self {
-                Self { storage: #krate::SoaStorage::with_capacity_and_config(capacity, #config) }
+                let mut allocator = Self::new();
+                allocator.reserve(capacity);
+                allocator
             }
 
             /// Number of live objects.
@@ -99,7 +101,6 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Objects that fit before the columns reallocate.
-            #[inline]
             pub fn capacity(&self) -> usize {
                 self.storage.capacity()
             }
@@ -119,12 +120,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.clear()
             }
 
-            /// Inserts `value` and returns its id.
-            ///
-            /// # Panics
-            ///
-            /// When no index of the id layout is free;
-            /// [`try_insert`](Self::try_insert) returns the value.
+            /// Inserts `value` and returns its id; panics if no id is free.
             #[inline]
             #[track_caller]
             pub fn insert(&mut self, value: #record_ty) -> #id {
@@ -146,6 +142,37 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             #[track_caller]
             pub fn insert_with_id(&mut self, make: impl ::core::ops::FnOnce(#id) -> #record_ty) -> #id {
                 self.storage.insert_with_id(make)
+            }
+
+            // Reservation takes atomics: only where the target has them.
+            /// An id for a row to insert later, from `&self` (lock-free).
+            #[cfg(target_has_atomic = "ptr")]
+            #[track_caller]
+            pub fn reserve_id(&self) -> #id {
+                self.storage.reserve_id()
+            }
+
+            /// `n` ids reserved at once, as `reserve_id` would.
+            #[cfg(target_has_atomic = "ptr")]
+            #[track_caller]
+            pub fn reserve_ids(&self, n: usize) -> #krate::table::ReservedIds<'_, #id> {
+                self.storage.reserve_ids(n)
+            }
+
+            /// Reservations waiting for their rows.
+            pub fn reserved_len(&self) -> usize {
+                self.storage.reserved_len()
+            }
+
+            /// Inserts the row of a reserved `id`; `Err` gives `value` back.
+            #[inline]
+            pub fn insert_reserved(&mut self, id: #id, value: #record_ty) -> ::core::result::Result<(), #record_ty> {
+                self.storage.insert_reserved(id, value)
+            }
+
+            /// Gives back a reservation never to be filled; `false` if none.
+            pub fn release_reserved(&mut self, id: #id) -> bool {
+                self.storage.release_reserved(id)
             }
 
             /// Removes `id`'s object; the last row moves into the gap.
@@ -207,7 +234,6 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// The ids and every column mutably (row `i` is `ids[i]`'s).
-            #[inline]
             pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
                 self.storage.ids_and_columns_mut()
             }
@@ -267,11 +293,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 self.storage.table()
             }
 
-            /// Checks the id table's invariants and one row per live id.
-            ///
-            /// # Panics
-            ///
-            /// If an invariant does not hold (a bug in idtable).
+            /// Panics if the table's invariants or one row per live id fail.
             pub fn check_invariants(&self) {
                 self.storage.check_invariants()
             }

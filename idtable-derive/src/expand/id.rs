@@ -109,20 +109,17 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             pub fn index(self) -> usize {
                 #id_trait::index(self)
             }
-            /// Which issue of its slot this id is (never 0), as the layout's
-            /// integer.
+            /// Which issue of its slot this id is (never 0).
             #[inline(always)]
             pub fn generation(self) -> #bits {
                 #id_trait::generation(self)
             }
-            /// The id as one integer (`generation << INDEX_BITS | index`),
-            /// for saving or passing across an FFI boundary.
+            /// The id as one integer, `generation << INDEX_BITS | index`.
             #[inline(always)]
             pub fn to_bits(self) -> #bits {
                 #id_trait::to_bits(self)
             }
-            /// The id of these bits (`None` for generation 0); forged bits
-            /// resolve to nothing.
+            /// The id of these bits; `None` for generation 0.
             #[inline(always)]
             pub fn from_bits(bits: #bits) -> ::core::option::Option<Self> {
                 #id_trait::from_bits(bits)

@@ -22,24 +22,47 @@
 //! the insert reads anyway for the generation.
 
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::IdTable;
 use crate::id::{Id, IdBits};
 
+/// Set in [`FreeList::len`] by the first id reserved from a shared borrow
+/// since the last exclusive one (see `reserve.rs`): the queue's head and
+/// length then lag behind what the reservations took. The paths that read
+/// the queue with `&mut` test it where they read the length anyway and
+/// settle the reservations first, on a cold path.
+pub(super) const PENDING: usize = 1 << (usize::BITS - 1);
+
 /// Head, tail and length of the queue; the links themselves live in the
 /// slots or in `links` (see the module docs).
-#[derive(Clone)]
+///
+/// `len` is an atomic only so that a reservation from `&IdTable` can flag
+/// itself (`reserve.rs`); every `&mut` path reads and writes it through
+/// `get_mut`, a plain memory access.
 pub(super) struct FreeList<B> {
-    /// The oldest queued slot (meaningless while `len == 0`).
+    /// The oldest queued slot (meaningless while the length is 0).
     pub(super) head: usize,
-    /// The newest queued slot (meaningless while `len == 0`).
+    /// The newest queued slot (meaningless while the length is 0).
     pub(super) tail: usize,
-    /// Number of queued slots.
-    pub(super) len: usize,
+    /// Number of queued slots as of the last exclusive access, with
+    /// [`PENDING`] set while reservations have taken from it since.
+    pub(super) len: AtomicUsize,
     /// Empty while the links live in the slots; otherwise one per slot:
     /// `links[s]` is the slot queued after `s` (meaningless for `s` not
     /// queued, or last).
     pub(super) links: Vec<B>,
+}
+
+impl<B: Clone> Clone for FreeList<B> {
+    fn clone(&self) -> Self {
+        FreeList {
+            head: self.head,
+            tail: self.tail,
+            len: AtomicUsize::new(self.len.load(Ordering::Relaxed)),
+            links: self.links.clone(),
+        }
+    }
 }
 
 impl<B> FreeList<B> {
@@ -47,9 +70,22 @@ impl<B> FreeList<B> {
         FreeList {
             head: 0,
             tail: 0,
-            len: 0,
+            len: AtomicUsize::new(0),
             links: Vec::new(),
         }
+    }
+
+    /// The queue's length as of the last exclusive access (without the
+    /// pending flag).
+    #[inline(always)]
+    pub(super) fn settled_len(&self) -> usize {
+        self.len.load(Ordering::Relaxed) & !PENDING
+    }
+
+    /// The queue's oldest slot as of the last exclusive access.
+    #[inline(always)]
+    pub(super) fn settled_head(&self) -> usize {
+        self.head
     }
 }
 
@@ -82,8 +118,11 @@ impl<I: Id> IdTable<I> {
     /// at the back of the queue.
     #[inline(always)]
     pub(super) fn enqueue(&mut self, s: usize) {
+        // Reservations pending need no settling here: they take from the
+        // queue's front, a free appends at its back (the flag stays set).
         let free = &mut self.free;
-        if free.len == 0 {
+        let len = free.len.get_mut();
+        if *len & !PENDING == 0 {
             free.head = s;
         } else if free.links.is_empty() {
             let tail = &mut self.slots[free.tail];
@@ -93,17 +132,25 @@ impl<I: Id> IdTable<I> {
             free.links[free.tail] = I::Bits::from_u64_truncating(s as u64);
         }
         free.tail = s;
-        free.len += 1;
+        *free.len.get_mut() += 1;
     }
 
-    /// Takes the oldest slot off the queue (which must not be empty). Its
-    /// word still holds its last generation; the caller rewrites the word.
+    /// Takes the oldest slot off the queue (which must not be empty and
+    /// have no reservation pending). Its word still holds its last
+    /// generation; the caller rewrites the word.
     #[inline(always)]
     pub(super) fn dequeue(&mut self) -> usize {
-        debug_assert!(self.free.len > 0, "dequeue from an empty free list");
+        debug_assert!(
+            *self.free.len.get_mut() > 0,
+            "dequeue from an empty free list"
+        );
+        debug_assert!(
+            *self.free.len.get_mut() & PENDING == 0,
+            "dequeue with reservations pending"
+        );
         let s = self.free.head;
         self.free.head = self.next_queued(s);
-        self.free.len -= 1;
+        *self.free.len.get_mut() -= 1;
         s
     }
 
@@ -117,10 +164,11 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// The queued slots, oldest first.
+    /// The queued slots as of the last exclusive access, oldest first
+    /// (slots reserved since are still among them).
     pub(super) fn queued(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        let mut s = self.free.head;
-        (0..self.free.len).map(move |i| {
+        let mut s = self.free.settled_head();
+        (0..self.free.settled_len()).map(move |i| {
             if i > 0 {
                 s = self.next_queued(s);
             }
@@ -157,7 +205,7 @@ impl<I: Id> IdTable<I> {
     /// Switches an empty-queued table built from parts to side links when it
     /// has too many slots for links in the slots.
     pub(super) fn links_for_slot_count(&mut self) {
-        debug_assert_eq!(self.free.len, 0);
+        debug_assert_eq!(self.free.settled_len(), 0);
         if self.slots.len() > Self::LINKS_IN_SLOTS {
             self.free.links = alloc::vec![I::Bits::from_u64_truncating(0); self.slots.len()];
         }

@@ -216,6 +216,9 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!((parts.slots, parts.dense, parts.free), (vec![2], vec![0], vec![]));
     /// ```
     pub fn to_parts(&self) -> IdTableParts {
+        if self.reserved_len() > 0 {
+            return self.parts_with_reservations();
+        }
         IdTableParts {
             slots: self.slot_generations().collect(),
             dense: self.ids.iter().map(|id| id.index() as u64).collect(),
@@ -223,13 +226,68 @@ impl<I: Id> IdTable<I> {
         }
     }
 
+    /// [`to_parts`](IdTable::to_parts) of a table holding reservations: a
+    /// reserved id is spent, not saved as a reservation. Its slot is saved
+    /// with the reserved id's generation and queued after the free slots
+    /// (retired if that generation is the last under
+    /// [`OnExhausted::Retire`]), so the table loaded from the parts never
+    /// issues it.
+    #[cold]
+    fn parts_with_reservations(&self) -> IdTableParts {
+        let mut slots: Vec<u64> = self.slot_generations().collect();
+        let claims = self
+            .reserved
+            .claims
+            .load(core::sync::atomic::Ordering::Relaxed);
+        let (pending_queued, pending_fresh) = if claims == 0 {
+            (0, 0)
+        } else {
+            self.plan_split(claims)
+        };
+        let mut spent: Vec<u64> = (0..self.slots.len())
+            .filter(|&s| self.slot_is_reserved(s))
+            .map(|s| s as u64)
+            .collect();
+        let mut free = Vec::new();
+        for (i, s) in self.queued().enumerate() {
+            if i < pending_queued {
+                slots[s] = Self::next_generation_after(slots[s]);
+                spent.push(s as u64);
+            } else {
+                free.push(s as u64);
+            }
+        }
+        for _ in 0..pending_fresh {
+            spent.push(slots.len() as u64);
+            slots.push(1);
+        }
+        let retire = self.config.on_exhausted == OnExhausted::Retire;
+        let last = I::MAX_GENERATION.to_u64();
+        free.extend(
+            spent
+                .into_iter()
+                .filter(|&s| !(retire && slots[s as usize] == last)),
+        );
+        IdTableParts {
+            slots,
+            dense: self.ids.iter().map(|id| id.index() as u64).collect(),
+            free,
+        }
+    }
+
     /// Whether `self` and `other` are the same table: the same generation
     /// in every slot, live ids in the same dense order, the same free queue
-    /// and configuration. What `PartialEq` compares.
+    /// and configuration (and, with reservations, the same number of them
+    /// and the same parts once they are spent). What `PartialEq` compares.
     pub(crate) fn same_as(&self, other: &Self) -> bool {
-        self.config == other.config
-            && self.ids == other.ids
-            && self.slot_generations().eq(other.slot_generations())
+        if self.config != other.config || self.ids != other.ids {
+            return false;
+        }
+        if self.reserved_len() > 0 || other.reserved_len() > 0 {
+            return self.reserved_len() == other.reserved_len()
+                && self.to_parts() == other.to_parts();
+        }
+        self.slot_generations().eq(other.slot_generations())
             && self.free_slots().eq(other.free_slots())
     }
 
@@ -370,6 +428,7 @@ impl<I: Id> IdTable<I> {
             ids,
             free: FreeList::new(),
             config,
+            reserved: super::Reserved::new(),
         };
         // The lists are valid: thread the free list through them.
         table.links_for_slot_count();
@@ -506,12 +565,7 @@ mod tests {
     }
 
     proptest! {
-        // No failure file: Miri's isolation forbids the lookup it needs.
-        #![proptest_config(ProptestConfig {
-            cases: if cfg!(miri) { 4 } else { 256 },
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(crate::testing::proptest_config(256, 4))]
 
         #[test]
         fn round_trip_keeps_ids_stale_ids_and_the_free_queue(

@@ -1,0 +1,397 @@
+//! Ids reserved from a shared borrow: what a reservation costs against a
+//! plain insert, against hecs' `reserve_entity`, and from two threads.
+//!
+//! * `reserve_fill`: N = 10k objects of 4 fields (`pos`, `vel`: `[f32; 2]`,
+//!   `damage`: `i32`, `owner`: `u32`) go into an empty container, made
+//!   fresh for each batch outside the timing:
+//!   * `idtable insert`: N `insert`s;
+//!   * `floor: insert + one atomic RMW`: N `insert`s, each with one
+//!     `fetch_add` on an atomic counter: the least a reservation from `&self`
+//!     can add to an insert;
+//!   * `idtable reserve+fill each`: N times `reserve_id` then
+//!     `insert_reserved`;
+//!   * `idtable reserve all, then fill`: N `reserve_id`s into a `Vec`
+//!     (allocated outside the timing), then N `insert_reserved`s, the shape
+//!     of a parallel step followed by a serial one;
+//!   * `idtable reserve_ids, then fill`: one `reserve_ids(N)`, then the
+//!     fills;
+//!   * the same four for hecs 0.11 (`spawn`; `reserve_entity` then
+//!     `insert`; all reserved then inserted; `reserve_entities(N)` then
+//!     inserted), with the four fields as four components.
+//! * `reserve_threads`: 1M ids reserved from `&` of an empty container, by
+//!   one thread, or by two (each half), one id at a time or in batches of 64;
+//!   hecs' `reserve_entity` beside it.
+//!
+//! Every loop is a never-inlined function whose result (the ids' bits
+//! summed) goes through `black_box`.
+//!
+//!     cargo bench --manifest-path benches/Cargo.toml --features ecs --bench reserve
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use idtable::SoaAllocator;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(SoaAllocator, Clone, Copy)]
+pub struct Shot {
+    pub pos: [f32; 2],
+    pub vel: [f32; 2],
+    pub damage: i32,
+    pub owner: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Pos([f32; 2]);
+#[derive(Clone, Copy)]
+struct Vel([f32; 2]);
+#[derive(Clone, Copy)]
+struct Damage(i32);
+#[derive(Clone, Copy)]
+struct Owner(u32);
+
+fn shot(n: usize) -> Shot {
+    let x = n as f32;
+    Shot {
+        pos: [x, -x],
+        vel: [1.0, 0.5],
+        damage: (n % 7) as i32,
+        owner: n as u32,
+    }
+}
+
+fn components(n: usize) -> (Pos, Vel, Damage, Owner) {
+    let s = shot(n);
+    (Pos(s.pos), Vel(s.vel), Damage(s.damage), Owner(s.owner))
+}
+
+const N: usize = 10_000;
+const THREADED: usize = 1_000_000;
+
+#[inline(never)]
+fn idt_insert(a: &mut ShotAllocator, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..n {
+        sum = sum.wrapping_add(a.insert(shot(i)).to_bits());
+    }
+    sum
+}
+
+/// The floor of any reservation from `&self`: `insert` plus one atomic
+/// read-modify-write on a counter the loop owns (what a claim must pay at
+/// least), nothing else.
+#[inline(never)]
+fn idt_insert_plus_one_atomic(a: &mut ShotAllocator, claims: &AtomicUsize, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..n {
+        let claim = claims.fetch_add(1, Ordering::Relaxed) as u64;
+        sum = sum.wrapping_add(a.insert(shot(i)).to_bits() ^ claim);
+    }
+    sum
+}
+
+#[inline(never)]
+fn idt_reserve_fill_each(a: &mut ShotAllocator, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..n {
+        let id = a.reserve_id();
+        if a.insert_reserved(id, shot(i)).is_err() {
+            unreachable!()
+        }
+        sum = sum.wrapping_add(id.to_bits());
+    }
+    sum
+}
+
+#[inline(never)]
+fn idt_reserve_all_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: usize) -> u64 {
+    ids.extend((0..n).map(|_| a.reserve_id()));
+    let mut sum = 0u64;
+    for (i, &id) in ids.iter().enumerate() {
+        if a.insert_reserved(id, shot(i)).is_err() {
+            unreachable!()
+        }
+        sum = sum.wrapping_add(id.to_bits());
+    }
+    sum
+}
+
+#[inline(never)]
+fn idt_reserve_batch_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: usize) -> u64 {
+    ids.extend(a.reserve_ids(n));
+    let mut sum = 0u64;
+    for (i, &id) in ids.iter().enumerate() {
+        if a.insert_reserved(id, shot(i)).is_err() {
+            unreachable!()
+        }
+        sum = sum.wrapping_add(id.to_bits());
+    }
+    sum
+}
+
+#[inline(never)]
+fn hecs_spawn(w: &mut hecs::World, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..n {
+        sum = sum.wrapping_add(w.spawn(components(i)).to_bits().get());
+    }
+    sum
+}
+
+#[inline(never)]
+fn hecs_reserve_insert_each(w: &mut hecs::World, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for i in 0..n {
+        let e = w.reserve_entity();
+        w.insert(e, components(i)).unwrap();
+        sum = sum.wrapping_add(e.to_bits().get());
+    }
+    sum
+}
+
+#[inline(never)]
+fn hecs_reserve_all_then_insert(w: &mut hecs::World, ids: &mut Vec<hecs::Entity>, n: usize) -> u64 {
+    ids.extend((0..n).map(|_| w.reserve_entity()));
+    let mut sum = 0u64;
+    for (i, &e) in ids.iter().enumerate() {
+        w.insert(e, components(i)).unwrap();
+        sum = sum.wrapping_add(e.to_bits().get());
+    }
+    sum
+}
+
+#[inline(never)]
+fn hecs_reserve_batch_then_insert(
+    w: &mut hecs::World,
+    ids: &mut Vec<hecs::Entity>,
+    n: usize,
+) -> u64 {
+    ids.extend(w.reserve_entities(n as u32));
+    let mut sum = 0u64;
+    for (i, &e) in ids.iter().enumerate() {
+        w.insert(e, components(i)).unwrap();
+        sum = sum.wrapping_add(e.to_bits().get());
+    }
+    sum
+}
+
+/// Every loop leaves N live objects, none reserved.
+fn check_reserve_fill() {
+    type IdtLoop = fn(&mut ShotAllocator, &mut Vec<ShotId>, usize) -> u64;
+    let idt: [IdtLoop; 4] = [
+        |a, _, n| idt_insert(a, n),
+        |a, _, n| idt_reserve_fill_each(a, n),
+        idt_reserve_all_then_fill,
+        idt_reserve_batch_then_fill,
+    ];
+    for run in idt {
+        let mut a = ShotAllocator::new();
+        run(&mut a, &mut Vec::new(), N);
+        assert_eq!((a.len(), a.reserved_len()), (N, 0));
+        assert_eq!(
+            a.columns().owner.iter().map(|&o| o as usize).sum::<usize>(),
+            N * (N - 1) / 2
+        );
+    }
+    type HecsLoop = fn(&mut hecs::World, &mut Vec<hecs::Entity>, usize) -> u64;
+    let hecs: [HecsLoop; 4] = [
+        |w, _, n| hecs_spawn(w, n),
+        |w, _, n| hecs_reserve_insert_each(w, n),
+        hecs_reserve_all_then_insert,
+        hecs_reserve_batch_then_insert,
+    ];
+    for run in hecs {
+        let mut w = hecs::World::new();
+        run(&mut w, &mut Vec::new(), N);
+        let owners = w.query_mut::<(&Pos, &Vel, &Damage, &Owner)>();
+        let mut sum = 0;
+        for (p, v, d, o) in owners {
+            assert_eq!((p.0[0], v.0[0], d.0), (o.0 as f32, 1.0, (o.0 % 7) as i32));
+            sum += o.0 as usize;
+        }
+        assert_eq!(sum, N * (N - 1) / 2);
+    }
+}
+
+fn reserve_fill(c: &mut Criterion) {
+    check_reserve_fill();
+    let mut g = c.benchmark_group("reserve_fill");
+    g.throughput(Throughput::Elements(N as u64));
+    g.sample_size(30);
+    let fresh = || ShotAllocator::new();
+    let fresh_ids = || (ShotAllocator::new(), Vec::with_capacity(N));
+    let world = hecs::World::new;
+    let world_ids = || (hecs::World::new(), Vec::with_capacity(N));
+    let large = BatchSize::LargeInput;
+    g.bench_function(BenchmarkId::new("idtable insert", N), |b| {
+        b.iter_batched_ref(fresh, |a| black_box(idt_insert(a, N)), large)
+    });
+    g.bench_function(BenchmarkId::new("floor: insert + one atomic RMW", N), |b| {
+        let claims = AtomicUsize::new(0);
+        b.iter_batched_ref(
+            fresh,
+            |a| black_box(idt_insert_plus_one_atomic(a, &claims, N)),
+            large,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable reserve+fill each", N), |b| {
+        b.iter_batched_ref(fresh, |a| black_box(idt_reserve_fill_each(a, N)), large)
+    });
+    g.bench_function(BenchmarkId::new("idtable reserve all, then fill", N), |b| {
+        b.iter_batched_ref(
+            fresh_ids,
+            |(a, ids)| black_box(idt_reserve_all_then_fill(a, ids, N)),
+            large,
+        )
+    });
+    g.bench_function(BenchmarkId::new("idtable reserve_ids, then fill", N), |b| {
+        b.iter_batched_ref(
+            fresh_ids,
+            |(a, ids)| black_box(idt_reserve_batch_then_fill(a, ids, N)),
+            large,
+        )
+    });
+    g.bench_function(BenchmarkId::new("hecs spawn", N), |b| {
+        b.iter_batched_ref(world, |w| black_box(hecs_spawn(w, N)), large)
+    });
+    g.bench_function(BenchmarkId::new("hecs reserve+insert each", N), |b| {
+        b.iter_batched_ref(world, |w| black_box(hecs_reserve_insert_each(w, N)), large)
+    });
+    g.bench_function(BenchmarkId::new("hecs reserve all, then insert", N), |b| {
+        b.iter_batched_ref(
+            world_ids,
+            |(w, ids)| black_box(hecs_reserve_all_then_insert(w, ids, N)),
+            large,
+        )
+    });
+    g.bench_function(
+        BenchmarkId::new("hecs reserve_entities, then insert", N),
+        |b| {
+            b.iter_batched_ref(
+                world_ids,
+                |(w, ids)| black_box(hecs_reserve_batch_then_insert(w, ids, N)),
+                large,
+            )
+        },
+    );
+    g.finish();
+}
+
+/// `total` ids reserved from `reserve` on `threads` threads (each its
+/// share), one at a time or `batch` at once; the ids' bits summed.
+#[inline(never)]
+fn reserve_on_threads<T: Sync, F>(table: &T, threads: usize, total: usize, reserve: F) -> u64
+where
+    F: Fn(&T, usize) -> u64 + Sync,
+{
+    if threads == 1 {
+        return reserve(table, total);
+    }
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| s.spawn(|| reserve(table, total / threads)))
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    })
+}
+
+#[inline(never)]
+fn idt_reserve_each(a: &ShotAllocator, n: usize) -> u64 {
+    (0..n)
+        .map(|_| a.reserve_id().to_bits())
+        .fold(0, u64::wrapping_add)
+}
+
+#[inline(never)]
+fn idt_reserve_batches(a: &ShotAllocator, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..n / 64 {
+        sum = a
+            .reserve_ids(64)
+            .map(|id| id.to_bits())
+            .fold(sum, u64::wrapping_add);
+    }
+    sum
+}
+
+#[inline(never)]
+fn hecs_reserve_each(w: &hecs::World, n: usize) -> u64 {
+    (0..n)
+        .map(|_| w.reserve_entity().to_bits().get())
+        .fold(0, u64::wrapping_add)
+}
+
+#[inline(never)]
+fn hecs_reserve_batches(w: &hecs::World, n: usize) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..n / 64 {
+        sum = w
+            .reserve_entities(64)
+            .map(|e| e.to_bits().get())
+            .fold(sum, u64::wrapping_add);
+    }
+    sum
+}
+
+fn reserve_threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("reserve_threads");
+    g.throughput(Throughput::Elements(THREADED as u64));
+    g.sample_size(10);
+    let large = BatchSize::LargeInput;
+    for threads in [1, 2] {
+        let name = |what: &str| BenchmarkId::new(format!("{what}, {threads} thread(s)"), THREADED);
+        g.bench_function(name("idtable reserve_id"), |b| {
+            b.iter_batched_ref(
+                ShotAllocator::new,
+                |a| black_box(reserve_on_threads(&*a, threads, THREADED, idt_reserve_each)),
+                large,
+            )
+        });
+        g.bench_function(name("idtable reserve_ids(64)"), |b| {
+            b.iter_batched_ref(
+                ShotAllocator::new,
+                |a| {
+                    black_box(reserve_on_threads(
+                        &*a,
+                        threads,
+                        THREADED,
+                        idt_reserve_batches,
+                    ))
+                },
+                large,
+            )
+        });
+        g.bench_function(name("hecs reserve_entity"), |b| {
+            b.iter_batched_ref(
+                hecs::World::new,
+                |w| {
+                    black_box(reserve_on_threads(
+                        &*w,
+                        threads,
+                        THREADED,
+                        hecs_reserve_each,
+                    ))
+                },
+                large,
+            )
+        });
+        g.bench_function(name("hecs reserve_entities(64)"), |b| {
+            b.iter_batched_ref(
+                hecs::World::new,
+                |w| {
+                    black_box(reserve_on_threads(
+                        &*w,
+                        threads,
+                        THREADED,
+                        hecs_reserve_batches,
+                    ))
+                },
+                large,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, reserve_fill, reserve_threads);
+criterion_main!(benches);

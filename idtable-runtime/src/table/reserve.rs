@@ -1,0 +1,832 @@
+//! Ids reserved from a shared borrow: [`IdTable::reserve_id`] and its
+//! batch form, for systems that run in parallel over `&table` and must name
+//! the objects they will create before the rows exist.
+//!
+//! # How a reservation is taken
+//!
+//! While only `&IdTable` exists, nothing but reservations changes it, and
+//! what they read is frozen: the slots, the queue's links, its length and
+//! the slot count. So the ids the next inserts would issue form a fixed
+//! sequence: the queued slots an insert may take (all but the `min_free - 1`
+//! it holds back), then the fresh indices, then the held-back queued slots,
+//! then nothing. A reservation claims the next `n` positions of that
+//! sequence with one compare-and-swap on `claims` (refusing, without
+//! claiming, what would run past its end). A claimed fresh position is its
+//! index. A claimed queued position is taken off the queue's front by a
+//! compare-and-swap of `head` along the frozen links: the queue's first
+//! slots go to the claims of queued positions, one each, in FIFO order
+//! (which claim gets which slot is a race, which slot is taken is not).
+//! The first claim also sets the [`PENDING`] flag in the queue's length.
+//!
+//! # How it is settled
+//!
+//! The exclusive paths that read the queue (an insert that would take a
+//! queued slot, a free, the reservation methods below) find the flag where
+//! they read the length anyway, and settle first, out of line: the claimed
+//! queued slots get their new generation and leave the queue, the claimed
+//! fresh indices become slots, each such slot is marked in `bits` and
+//! counted. A reserved slot's word holds the reserved id's generation and
+//! the vacant dense field, so the id resolves to nothing until
+//! [`IdTable::insert_reserved`] makes it live; an ordinary insert never
+//! sees the slot again (it is in no queue and below the slot count).
+//! Lookups never look at reservations. [`IdTable::release_reserved`] and
+//! [`IdTable::clear`] hand reserved slots back to the queue with their
+//! reserved generation spent, so a reserved id is never issued twice.
+
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
+
+use super::free::PENDING;
+
+/// The reservation cursor while no queued slot has been reserved since the
+/// last exclusive access.
+const UNSET: usize = usize::MAX;
+use super::{IdTable, TableFull};
+use crate::id::{Id, IdBits};
+
+/// Where the claims of the sequence of a frozen table fall (see the module
+/// docs): `reusable` queued slots, `fresh` fresh indices starting at
+/// `first_fresh`, then `held` queued slots.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    reusable: usize,
+    fresh: usize,
+    first_fresh: usize,
+    held: usize,
+}
+
+impl Plan {
+    fn total(self) -> usize {
+        self.reusable + self.fresh + self.held
+    }
+
+    /// How many of the first `claims` positions are queued slots and how
+    /// many are fresh indices.
+    fn split(self, claims: usize) -> (usize, usize) {
+        let early = claims.min(self.reusable);
+        let fresh = claims.saturating_sub(self.reusable).min(self.fresh);
+        let late = claims
+            .saturating_sub(self.reusable + self.fresh)
+            .min(self.held);
+        (early + late, fresh)
+    }
+}
+
+impl<I: Id> IdTable<I> {
+    /// The sequence the reservations claim from, for the table as frozen
+    /// at the last exclusive access.
+    fn plan(&self) -> Plan {
+        self.plan_for(self.free.settled_len())
+    }
+
+    /// [`plan`](Self::plan) for a queue of `len` slots.
+    fn plan_for(&self, len: usize) -> Plan {
+        let slots = self.slots.len();
+        let reusable = Self::reusable_of(len, self.config);
+        let fresh = if slots > I::MAX_INDEX {
+            0
+        } else {
+            (I::MAX_INDEX - slots).saturating_add(1)
+        };
+        Plan {
+            reusable,
+            fresh,
+            first_fresh: slots,
+            held: len - reusable,
+        }
+    }
+
+    /// How many of the first `claims` positions of the sequence are queued
+    /// slots and how many fresh indices.
+    pub(super) fn plan_split(&self, claims: usize) -> (usize, usize) {
+        self.claimed_plan().split(claims)
+    }
+
+    /// Queued slots claimed since the last exclusive access.
+    pub(super) fn pending_queue_claims(&self) -> usize {
+        let claims = self.reserved.claims.load(Ordering::Relaxed);
+        if claims == 0 {
+            return 0;
+        }
+        self.claimed_plan().split(claims).0
+    }
+
+    /// The plan the pending claims were made on (frees since may have
+    /// lengthened the queue behind them).
+    fn claimed_plan(&self) -> Plan {
+        self.plan_for(self.reserved.plan_len.load(Ordering::Relaxed))
+    }
+
+    /// The id a reservation makes of slot `s`, queued: its next generation.
+    fn queued_id(&self, s: usize) -> I {
+        Self::make_id(
+            s,
+            Self::next_generation_after(Self::slot_generation(self.slots[s])),
+        )
+    }
+
+    /// [`next_id`](IdTable::next_id) while reservations are pending: the
+    /// first position of the sequence no reservation has claimed, as the
+    /// next insert will find it once they are settled.
+    #[cold]
+    pub(super) fn next_id_after_claims(&self) -> Result<I, TableFull> {
+        let plan = self.claimed_plan();
+        let claims = self.reserved.claims.load(Ordering::Relaxed);
+        if claims >= plan.total() {
+            return Err(TableFull::new::<I>());
+        }
+        let (queued, fresh) = plan.split(claims);
+        if claims < plan.reusable || claims >= plan.reusable + plan.fresh {
+            let s = self.queued().nth(queued).expect("a claimable queued slot");
+            Ok(self.queued_id(s))
+        } else {
+            Ok(Self::make_id(plan.first_fresh + fresh, 1))
+        }
+    }
+
+    /// Settles the reservations taken since the last exclusive access (see
+    /// the module docs), if any: the test is inline, the work out of line.
+    #[inline]
+    pub(super) fn settle_reservations(&mut self) {
+        if *self.free.len.get_mut() & PENDING != 0 {
+            self.settle_pending();
+        }
+    }
+
+    /// [`settle_reservations`](Self::settle_reservations)' work, where the
+    /// queue's length shows the [`PENDING`] flag.
+    #[cold]
+    #[inline(never)]
+    fn settle_pending(&mut self) {
+        let len = *self.free.len.get_mut();
+        let plan = self.claimed_plan();
+        let claims = core::mem::take(self.reserved.claims.get_mut());
+        let (queued, fresh) = plan.split(claims);
+        // The claimed queued slots are the queue's first `queued`: off the
+        // queue, each with its reserved id's generation.
+        *self.reserved.cursor.get_mut() = UNSET;
+        let mut s = self.free.head;
+        let mut taken = Vec::with_capacity(queued);
+        for i in 0..queued {
+            if i > 0 {
+                s = self.next_queued(s);
+            }
+            taken.push(s);
+        }
+        let rest = (len & !PENDING) - queued;
+        if queued > 0 && rest > 0 {
+            self.free.head = self.next_queued(s);
+        }
+        *self.free.len.get_mut() = rest;
+        for &s in &taken {
+            let generation = Self::next_generation_after(Self::slot_generation(self.slots[s]));
+            self.slots[s] = Self::pack(generation, Self::MASK);
+            self.mark_reserved(s, true);
+        }
+        // The claimed fresh indices become slots of generation 1.
+        for _ in 0..fresh {
+            self.slots.push(Self::pack(1, Self::MASK));
+            if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
+                self.grow_links();
+            }
+            self.mark_reserved(self.slots.len() - 1, true);
+        }
+        self.reserved.count += queued + fresh;
+    }
+
+    /// An insert that found reservations pending: settles them, then
+    /// inserts.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn settle_then_insert(&mut self) -> Result<(I, usize), TableFull> {
+        self.settle_reservations();
+        self.try_insert()
+    }
+
+    fn mark_reserved(&mut self, s: usize, on: bool) {
+        let bits = &mut self.reserved.bits;
+        let word = s / 64;
+        if bits.len() <= word {
+            if !on {
+                return;
+            }
+            bits.resize(word + 1, 0);
+        }
+        if on {
+            bits[word] |= 1 << (s % 64);
+        } else {
+            bits[word] &= !(1 << (s % 64));
+        }
+    }
+
+    fn is_marked(&self, s: usize) -> bool {
+        self.reserved
+            .bits
+            .get(s / 64)
+            .is_some_and(|w| w & (1 << (s % 64)) != 0)
+    }
+
+    /// Whether `id` is a settled reservation of this table: its slot is
+    /// marked and holds its generation, vacant.
+    fn holds_reservation(&self, id: I) -> bool {
+        let s = id.index();
+        self.is_marked(s)
+            && self.slots[s].to_u64() == Self::pack(id.generation().to_u64(), Self::MASK).to_u64()
+    }
+
+    /// Number of ids reserved and not yet filled
+    /// ([`insert_reserved`](IdTable::insert_reserved)) or released
+    /// ([`release_reserved`](IdTable::release_reserved)).
+    ///
+    /// ```
+    /// use idtable::{Id24_8, IdTable};
+    ///
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// let a = table.reserve_id();
+    /// let _b = table.reserve_id();
+    /// assert_eq!(table.reserved_len(), 2);
+    /// table.insert_reserved(a).unwrap();
+    /// assert_eq!(table.reserved_len(), 1);
+    /// ```
+    pub fn reserved_len(&self) -> usize {
+        let claims = self.reserved.claims.load(Ordering::Relaxed);
+        let (queued, fresh) = if claims == 0 {
+            (0, 0)
+        } else {
+            self.claimed_plan().split(claims)
+        };
+        self.reserved.count + queued + fresh
+    }
+
+    /// Whether `id` is a reservation of this table still waiting for its
+    /// row (settling the pending ones first).
+    #[inline]
+    pub(crate) fn is_waiting(&mut self, id: I) -> bool {
+        self.settle_reservations();
+        id.index() < self.slots.len() && self.holds_reservation(id)
+    }
+
+    /// Makes the waiting reservation `id` live ([`is_waiting`] said so, and
+    /// nothing ran since), appended to the dense order.
+    ///
+    /// [`is_waiting`]: Self::is_waiting
+    #[inline]
+    pub(crate) fn fill_waiting(&mut self, id: I) -> usize {
+        debug_assert!(self.is_waiting(id));
+        let dense = self.ids.len();
+        self.ids.push(id);
+        self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
+        self.mark_reserved(id.index(), false);
+        self.reserved.count -= 1;
+        dense
+    }
+
+    /// Makes the reserved `id` live, appended to the dense order, and
+    /// returns its dense index; `None` (and nothing changes) if `id` is not
+    /// a reservation of this table still waiting for its row: never
+    /// reserved, reserved by another table, filled or released already.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let id = table.reserve_id();
+    /// assert!(!table.contains(id)); // reserved, not live
+    /// assert_eq!(table.insert_reserved(id), Some(0));
+    /// assert!(table.contains(id));
+    /// assert_eq!(table.insert_reserved(id), None); // filled already
+    /// ```
+    pub fn insert_reserved(&mut self, id: I) -> Option<usize> {
+        if self.is_waiting(id) {
+            Some(self.fill_waiting(id))
+        } else {
+            None
+        }
+    }
+
+    /// Gives back a reservation that will not be filled: its slot returns
+    /// to the free queue (or retires), and the id is spent, never issued
+    /// again. `false` (and nothing changes) if `id` is not a reservation of
+    /// this table still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let id = table.reserve_id();
+    /// assert!(table.release_reserved(id));
+    /// assert!(!table.release_reserved(id));
+    /// assert_eq!(table.insert_reserved(id), None);
+    /// let (next, _) = table.insert();
+    /// assert_ne!(next, id); // the same slot, the next generation
+    /// ```
+    pub fn release_reserved(&mut self, id: I) -> bool {
+        self.settle_reservations();
+        if id.index() >= self.slots.len() || !self.holds_reservation(id) {
+            return false;
+        }
+        self.mark_reserved(id.index(), false);
+        self.reserved.count -= 1;
+        self.release(id);
+        true
+    }
+
+    /// Releases every settled reservation (for [`clear`](IdTable::clear)),
+    /// in slot order.
+    pub(super) fn release_all_reserved(&mut self) {
+        self.settle_reservations();
+        if self.reserved.count == 0 {
+            return;
+        }
+        let bits = core::mem::take(&mut self.reserved.bits);
+        for (w, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let s = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let generation = Self::slot_generation(self.slots[s]);
+                self.release(Self::make_id(s, generation));
+            }
+        }
+        self.reserved.count = 0;
+    }
+
+    /// Whether slot `s` holds a settled reservation (for the invariant
+    /// checks).
+    pub(super) fn slot_is_reserved(&self, s: usize) -> bool {
+        self.is_marked(s)
+    }
+
+    /// Settled reservations, counted.
+    pub(super) fn reserved_count(&self) -> usize {
+        self.reserved.count
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> IdTable<I> {
+    /// Claims the next `n` positions of the sequence (see the module docs)
+    /// with one compare-and-swap, or nothing if fewer than `n` remain.
+    fn claim(&self, n: usize) -> Result<(Plan, usize), TableFull> {
+        // Claims pending from an earlier shared borrow were made on the
+        // queue as it was then; frees since appended behind them, and the
+        // sequence goes on from where they left it.
+        let pending = self.free.len.load(Ordering::Acquire) & PENDING != 0;
+        let plan = if pending {
+            self.claimed_plan()
+        } else {
+            self.plan()
+        };
+        let total = plan.total();
+        let first = self
+            .reserved
+            .claims
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                k.checked_add(n).filter(|&end| end <= total)
+            })
+            .map_err(|_| TableFull::new::<I>())?;
+        if n > 0 && !pending {
+            // Every claimer of this borrow read the same length (only
+            // reservations run while it lasts, and they change no more than
+            // the flag), so each stores the same values: plain stores, no
+            // read-modify-write.
+            let len = self.free.settled_len();
+            self.reserved.plan_len.store(len, Ordering::Relaxed);
+            self.free.len.store(len | PENDING, Ordering::Release);
+        }
+        Ok((plan, first))
+    }
+
+    /// Takes `count` slots off the queue's front, returning the first (the
+    /// others follow it along the links). The caller claimed them.
+    fn take_queued(&self, count: usize) -> usize {
+        let cursor = &self.reserved.cursor;
+        let mut seen = cursor.load(Ordering::Relaxed);
+        loop {
+            let head = if seen == UNSET { self.free.head } else { seen };
+            // The last slot taken links to garbage, which only a claim past
+            // the queue's end would follow: none is made.
+            let mut after = head;
+            for _ in 0..count {
+                after = self.next_queued(after);
+            }
+            // `after` may equal `UNSET` only if it is garbage; store it as
+            // is: no later claim reads it.
+            match cursor.compare_exchange_weak(seen, after, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return head,
+                Err(now) => seen = now,
+            }
+        }
+    }
+
+    /// Reserves the id the table will give the next object, from a shared
+    /// borrow: lock-free, from any thread, and never the same id twice. The
+    /// id resolves to nothing until [`insert_reserved`](IdTable::insert_reserved)
+    /// makes it live; no ordinary insert issues it. Ids come from the free
+    /// queue's oldest slots (as far as `min_free` lets an insert take them),
+    /// then fresh indices.
+    ///
+    /// ```
+    /// use idtable::{Id24_8, IdTable};
+    ///
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// let shared = &table;
+    /// let (a, b) = std::thread::scope(|s| {
+    ///     let a = s.spawn(|| shared.reserve_id());
+    ///     let b = s.spawn(|| shared.reserve_id());
+    ///     (a.join().unwrap(), b.join().unwrap())
+    /// });
+    /// assert_ne!(a, b);
+    /// let (c, _) = table.insert(); // never a reserved id
+    /// assert!(c != a && c != b);
+    /// table.insert_reserved(b).unwrap();
+    /// assert!(table.contains(b) && !table.contains(a));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When every index of the layout is live, retired or reserved; see
+    /// [`try_reserve_id`](IdTable::try_reserve_id).
+    #[track_caller]
+    pub fn reserve_id(&self) -> I {
+        match self.try_reserve_id() {
+            Ok(id) => id,
+            Err(full) => panic!("{full}"),
+        }
+    }
+
+    /// [`reserve_id`](IdTable::reserve_id), or [`TableFull`] when no id can
+    /// be issued.
+    ///
+    /// ```
+    /// use idtable::{Id32, IdTable};
+    ///
+    /// let table = IdTable::<Id32<2>>::new(); // three usable indices
+    /// for _ in 0..3 {
+    ///     assert!(table.try_reserve_id().is_ok());
+    /// }
+    /// assert!(table.try_reserve_id().is_err());
+    /// ```
+    pub fn try_reserve_id(&self) -> Result<I, TableFull> {
+        let (plan, k) = self.claim(1)?;
+        if k >= plan.reusable && k < plan.reusable + plan.fresh {
+            return Ok(Self::make_id(plan.first_fresh + (k - plan.reusable), 1));
+        }
+        Ok(self.queued_id(self.take_queued(1)))
+    }
+
+    /// Reserves `n` ids at once (one claim for the batch), as
+    /// [`reserve_id`](IdTable::reserve_id) would one by one.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let ids: Vec<_> = table.reserve_ids(64).collect();
+    /// assert_eq!(table.reserved_len(), 64);
+    /// for &id in &ids {
+    ///     table.insert_reserved(id).unwrap();
+    /// }
+    /// assert_eq!(table.ids(), &ids[..]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When fewer than `n` ids can be issued (nothing is reserved then).
+    #[track_caller]
+    pub fn reserve_ids(&self, n: usize) -> ReservedIds<'_, I> {
+        match self.try_reserve_ids(n) {
+            Ok(ids) => ids,
+            Err(full) => panic!("{full}"),
+        }
+    }
+
+    /// [`reserve_ids`](IdTable::reserve_ids), or [`TableFull`] (with
+    /// nothing reserved) when fewer than `n` ids can be issued.
+    ///
+    /// ```
+    /// use idtable::{Id32, IdTable};
+    ///
+    /// let table = IdTable::<Id32<2>>::new(); // three usable indices
+    /// assert!(table.try_reserve_ids(4).is_err());
+    /// assert_eq!(table.reserved_len(), 0);
+    /// assert_eq!(table.try_reserve_ids(3).unwrap().count(), 3);
+    /// ```
+    pub fn try_reserve_ids(&self, n: usize) -> Result<ReservedIds<'_, I>, TableFull> {
+        let (plan, first) = self.claim(n)?;
+        let end = first + n;
+        let (q_before, f_before) = plan.split(first);
+        let (q_end, f_end) = plan.split(end);
+        let queued = q_end - q_before;
+        let head = if queued > 0 {
+            self.take_queued(queued)
+        } else {
+            0
+        };
+        Ok(ReservedIds {
+            table: self,
+            queued,
+            next_queued: head,
+            fresh: plan.first_fresh + f_before..plan.first_fresh + f_end,
+        })
+    }
+}
+
+/// The ids of one [`IdTable::reserve_ids`] batch: its queued slots
+/// (oldest first), then its fresh indices.
+///
+/// See [`IdTable::reserve_ids`]'s example.
+#[cfg(target_has_atomic = "ptr")]
+pub struct ReservedIds<'a, I: Id> {
+    table: &'a IdTable<I>,
+    queued: usize,
+    next_queued: usize,
+    fresh: core::ops::Range<usize>,
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> Iterator for ReservedIds<'_, I> {
+    type Item = I;
+
+    fn next(&mut self) -> Option<I> {
+        if self.queued > 0 {
+            let s = self.next_queued;
+            self.queued -= 1;
+            if self.queued > 0 {
+                self.next_queued = self.table.next_queued(s);
+            }
+            return Some(self.table.queued_id(s));
+        }
+        let index = self.fresh.next()?;
+        Some(IdTable::<I>::make_id(index, 1))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.queued + self.fresh.len();
+        (n, Some(n))
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> ExactSizeIterator for ReservedIds<'_, I> {}
+
+#[cfg(all(test, target_has_atomic = "ptr"))]
+mod tests {
+    use super::super::{OnExhausted, TableConfig};
+    use super::*;
+    use crate::id::{Id32, Id32_32};
+    use alloc::collections::BTreeSet;
+    use proptest::prelude::*;
+
+    fn config(min_free: usize, on_exhausted: OnExhausted) -> TableConfig {
+        TableConfig {
+            min_free,
+            on_exhausted,
+        }
+    }
+
+    /// A table with a few freed slots queued.
+    fn churned(min_free: usize) -> IdTable<Id32_32> {
+        let mut t = IdTable::with_config(config(min_free, OnExhausted::Retire));
+        let ids: Vec<_> = (0..8).map(|_| t.insert().0).collect();
+        for &id in ids.iter().step_by(2) {
+            t.remove(id);
+        }
+        t
+    }
+
+    /// Each reservation takes the id the next insert would have issued.
+    #[test]
+    fn reservations_follow_the_insert_sequence() {
+        for min_free in [0, 1, 3, 5] {
+            let mut t = churned(min_free);
+            let mut expect = t.clone();
+            let mut reserved = Vec::new();
+            for _ in 0..6 {
+                let next = t.next_id().unwrap();
+                let id = t.reserve_id();
+                assert_eq!(id, next, "min_free {min_free}");
+                reserved.push(id);
+            }
+            let issued: Vec<_> = (0..6).map(|_| expect.insert().0).collect();
+            assert_eq!(reserved, issued, "min_free {min_free}");
+            assert_eq!(t.reserved_len(), 6);
+            for &id in &reserved {
+                assert!(!t.contains(id));
+                assert!(t.insert_reserved(id).is_some(), "{id:?} was reserved");
+            }
+            assert_eq!(t.reserved_len(), 0);
+            assert_eq!(t.ids()[4..], reserved[..]);
+            t.check_invariants();
+        }
+    }
+
+    #[test]
+    fn a_batch_is_the_same_ids_as_one_by_one() {
+        let t = churned(0);
+        let one_by_one: BTreeSet<_> = {
+            let c = t.clone();
+            (0..7).map(|_| c.reserve_id()).collect()
+        };
+        let batch: BTreeSet<_> = t.reserve_ids(7).collect();
+        assert_eq!(batch, one_by_one);
+        assert_eq!(t.reserved_len(), 7);
+    }
+
+    #[test]
+    fn inserts_never_issue_a_reserved_id() {
+        let mut t = churned(0);
+        let reserved: Vec<_> = t.reserve_ids(3).collect();
+        let queued_left = t.free_count();
+        let inserted: Vec<_> = (0..10).map(|_| t.insert().0).collect();
+        assert_eq!(queued_left, 1);
+        t.check_invariants();
+        for id in &reserved {
+            assert!(!inserted.contains(id));
+            assert!(!t.contains(*id));
+        }
+        for id in reserved {
+            t.insert_reserved(id).unwrap();
+        }
+        t.check_invariants();
+        assert_eq!(t.len(), 4 + 10 + 3);
+    }
+
+    #[test]
+    fn a_released_or_cleared_reservation_is_spent() {
+        let mut t = churned(0);
+        let a = t.reserve_id();
+        let b = t.reserve_id();
+        assert!(t.release_reserved(a));
+        assert!(!t.release_reserved(a));
+        assert_eq!(t.insert_reserved(a), None);
+        t.clear();
+        assert_eq!(t.reserved_len(), 0);
+        assert_eq!(t.insert_reserved(b), None);
+        let after: Vec<_> = (0..20).map(|_| t.insert().0).collect();
+        assert!(!after.contains(&a) && !after.contains(&b));
+        t.check_invariants();
+    }
+
+    #[test]
+    fn exhaustion_counts_reservations() {
+        let mut t = IdTable::<Id32<3>>::new(); // 7 usable indices
+        let live: Vec<_> = (0..4).map(|_| t.insert().0).collect();
+        let reserved: Vec<_> = t.reserve_ids(3).collect();
+        assert!(t.try_reserve_id().is_err());
+        assert!(t.try_reserve_ids(1).is_err());
+        assert!(t.try_insert().is_err());
+        assert!(t.next_id().is_err());
+        t.remove(live[0]);
+        let (again, _) = t.insert();
+        assert_eq!(again.index(), live[0].index());
+        for id in reserved {
+            t.insert_reserved(id).unwrap();
+        }
+        assert_eq!(t.len(), 7);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn threads_reserve_the_same_set_as_one_thread() {
+        let t = churned(2);
+        let expect: BTreeSet<_> = {
+            let c = t.clone();
+            (0..400).map(|_| c.reserve_id()).collect()
+        };
+        let got: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|n| {
+                    let t = &t;
+                    s.spawn(move || {
+                        let mut mine = Vec::new();
+                        while mine.len() < 100 {
+                            if mine.len() % 15 == n * 5 {
+                                mine.extend(t.reserve_ids(5));
+                            } else {
+                                mine.push(t.reserve_id());
+                            }
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let got_set: BTreeSet<_> = got.iter().copied().collect();
+        assert_eq!(got_set.len(), got.len(), "an id was reserved twice");
+        assert_eq!(t.reserved_len(), 400);
+        assert_eq!(got_set, expect);
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Reserve,
+        ReserveMany(usize),
+        Fill(usize),
+        Release(usize),
+        Insert,
+        Remove(usize),
+        Clear,
+        Reload,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => Just(Op::Reserve),
+            1 => (0..5usize).prop_map(Op::ReserveMany),
+            3 => any::<usize>().prop_map(Op::Fill),
+            1 => any::<usize>().prop_map(Op::Release),
+            3 => Just(Op::Insert),
+            3 => any::<usize>().prop_map(Op::Remove),
+            1 => Just(Op::Clear),
+            1 => Just(Op::Reload),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(crate::testing::proptest_config(256, 4))]
+        /// Against a model: every id handed out (inserted or reserved) is
+        /// new; a reservation resolves to nothing until filled; filling and
+        /// releasing accept exactly the waiting reservations; the table's
+        /// invariants hold after every exclusive step.
+        #[test]
+        fn reservations_against_a_model(
+            min_free in 0..4usize,
+            wrap in any::<bool>(),
+            ops in proptest::collection::vec(op(), 1..120),
+        ) {
+            let policy = if wrap { OnExhausted::Wrap } else { OnExhausted::Retire };
+            // 32 indices, 2^27 generations: nothing wraps in a run.
+            let mut t = IdTable::<Id32<5>>::with_config(config(min_free, policy));
+            let mut issued = BTreeSet::new();
+            let mut waiting: Vec<Id32<5>> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Reserve => {
+                        if let Ok(id) = t.try_reserve_id() {
+                            prop_assert!(issued.insert(id), "{id:?} issued twice");
+                            prop_assert!(!t.contains(id));
+                            waiting.push(id);
+                        }
+                    }
+                    Op::ReserveMany(n) => {
+                        if let Ok(ids) = t.try_reserve_ids(n) {
+                            for id in ids {
+                                prop_assert!(issued.insert(id), "{id:?} issued twice");
+                                waiting.push(id);
+                            }
+                        }
+                    }
+                    Op::Fill(i) if !waiting.is_empty() => {
+                        let id = waiting.swap_remove(i % waiting.len());
+                        prop_assert!(t.insert_reserved(id).is_some());
+                        prop_assert!(t.contains(id));
+                        prop_assert_eq!(t.insert_reserved(id), None);
+                    }
+                    Op::Release(i) if !waiting.is_empty() => {
+                        let id = waiting.swap_remove(i % waiting.len());
+                        prop_assert!(t.release_reserved(id));
+                        prop_assert!(!t.contains(id));
+                    }
+                    Op::Fill(_) | Op::Release(_) => {}
+                    Op::Insert => {
+                        if let Ok((id, _)) = t.try_insert() {
+                            prop_assert!(issued.insert(id), "{id:?} issued twice");
+                        }
+                    }
+                    Op::Remove(i) if !t.is_empty() => {
+                        let id = t.ids()[i % t.len()];
+                        t.remove(id);
+                    }
+                    Op::Remove(_) => {}
+                    Op::Clear => {
+                        t.clear();
+                        for id in waiting.drain(..) {
+                            prop_assert_eq!(t.insert_reserved(id), None);
+                        }
+                    }
+                    Op::Reload => {
+                        // Saved reservations are spent: the loaded table
+                        // has none and never issues them.
+                        let parts = t.to_parts();
+                        t = IdTable::from_parts(&parts, t.config()).unwrap();
+                        for id in waiting.drain(..) {
+                            prop_assert_eq!(t.insert_reserved(id), None);
+                        }
+                    }
+                }
+                prop_assert_eq!(t.reserved_len(), waiting.len());
+                for &id in &waiting {
+                    prop_assert!(!t.contains(id));
+                }
+                let mut settled = t.clone();
+                settled.settle_reservations();
+                settled.check_invariants();
+            }
+        }
+    }
+}
