@@ -533,9 +533,23 @@ impl<I: Id> IdTable<I> {
 }
 
 /// The ids of one [`IdTable::reserve_ids`] batch: its queued slots
-/// (oldest first), then its fresh indices.
+/// (oldest first), then its fresh indices. Every id of the batch is reserved
+/// when the iterator is made; dropping it before the end leaves the ids it
+/// did not yield reserved, counted by [`reserved_len`](IdTable::reserved_len)
+/// until [`clear`](IdTable::clear).
 ///
-/// See [`IdTable::reserve_ids`]'s example.
+/// ```
+/// use idtable::table::ReservedIds;
+/// use idtable::{Id, Id32_32, IdTable};
+///
+/// let table = IdTable::<Id32_32>::new();
+/// let mut batch: ReservedIds<'_, Id32_32> = table.reserve_ids(3);
+/// assert_eq!(batch.len(), 3);
+/// let first = batch.next().unwrap();
+/// assert_eq!((first.index(), batch.len()), (0, 2));
+/// drop(batch);
+/// assert_eq!(table.reserved_len(), 3); // the batch's ids stay reserved
+/// ```
 #[cfg(target_has_atomic = "ptr")]
 pub struct ReservedIds<'a, I: Id> {
     table: &'a IdTable<I>,
@@ -569,6 +583,9 @@ impl<I: Id> Iterator for ReservedIds<'_, I> {
 
 #[cfg(target_has_atomic = "ptr")]
 impl<I: Id> ExactSizeIterator for ReservedIds<'_, I> {}
+
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> core::iter::FusedIterator for ReservedIds<'_, I> {}
 
 #[cfg(all(test, target_has_atomic = "ptr"))]
 mod tests {
