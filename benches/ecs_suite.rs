@@ -282,7 +282,7 @@ mod legion_ecs {
         world
     }
 
-    /// The batch its docs show first: an iterator of tuples.
+    /// The batch of its docs: `extend` with an iterator of tuples.
     #[inline(never)]
     pub fn insert_iter() -> World {
         let mut world = World::default();
