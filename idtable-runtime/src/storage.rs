@@ -589,9 +589,13 @@ impl<T: Record, I: Id> Extend<T> for SoaStorage<T, I> {
     fn extend<It: IntoIterator<Item = T>>(&mut self, iter: It) {
         let iter = iter.into_iter();
         self.reserve(iter.size_hint().0);
-        for value in iter {
+        // `for_each`, not a `for` loop: the adapters' own `fold` hands each
+        // value straight to `insert`, where `next()` returned it in an
+        // `Option` that was moved through the stack several times
+        // (`simple_insert` in BENCHMARKS.md).
+        iter.for_each(|value| {
             self.insert(value);
-        }
+        });
     }
 }
 
