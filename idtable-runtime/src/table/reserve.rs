@@ -34,7 +34,6 @@
 //! reserved generation spent, so a reserved id is never issued twice.
 
 use alloc::vec::Vec;
-use core::sync::atomic::Ordering;
 
 use super::free::PENDING;
 
@@ -43,6 +42,7 @@ use super::free::PENDING;
 const UNSET: usize = usize::MAX;
 use super::{IdTable, TableFull};
 use crate::id::{Id, IdBits};
+use crate::sync::Ordering;
 
 /// Where the claims of the sequence of a frozen table fall (see the module
 /// docs): `reusable` queued slots, `fresh` fresh indices starting at
@@ -155,7 +155,7 @@ impl<I: Id> IdTable<I> {
             return;
         }
         let plan = self.claimed_plan();
-        let claims = core::mem::take(self.reserved.claims.get_mut());
+        let claims = core::mem::take(&mut *self.reserved.claims.get_mut());
         let (queued, fresh) = plan.split(claims);
         // The claimed queued slots are the queue's first `queued`: off the
         // queue, each with its reserved id's generation.
