@@ -316,3 +316,36 @@ fn a_free_between_two_shared_borrows() {
         check(t, &got, &expected);
     });
 }
+
+/// `free_count`, `reserved_len` and `next_id` from a shared borrow while
+/// another thread reserves, on a table whose earlier reservations were
+/// settled: they see the reservations or not, and answer for the queue
+/// the claims are made on, never for the one the earlier claims were made
+/// on (a stale plan made `free_count` wrap and `next_id` panic).
+#[test]
+fn a_reader_races_reservations() {
+    model(|| {
+        let mut t = table_with_queue::<Id32_32>(config(0), 4, &[0, 1, 2]);
+        let earlier = t.reserve_id();
+        t.insert(); // settles `earlier` and takes slot 1: slot 2 is queued
+        let expected = insert_sequence(&t, 3);
+        let t = Arc::new(t);
+        let reader = {
+            let t = Arc::clone(&t);
+            thread::spawn(move || (t.free_count(), t.reserved_len(), t.next_id().unwrap()))
+        };
+        let reserved = [t.reserve_id(), t.reserve_id()];
+        let (free, len, next) = reader.join().unwrap();
+        assert_eq!(reserved[..], expected[..2]);
+        assert!(free <= 1, "free_count {free}");
+        assert!((1..=3).contains(&len), "reserved_len {len}");
+        assert!(expected.contains(&next), "next_id {next:?}");
+        let mut t = Arc::try_unwrap(t).unwrap_or_else(|_| panic!("a thread still holds the table"));
+        assert_eq!(t.next_id().unwrap(), expected[2]);
+        assert_eq!((t.free_count(), t.reserved_len()), (0, 3));
+        for id in [earlier, reserved[0], reserved[1]] {
+            assert!(t.insert_reserved(id).is_some());
+        }
+        t.check_invariants();
+    });
+}
