@@ -8,8 +8,9 @@
 //! RUSTFLAGS="--cfg loom" cargo test -p idtable-runtime --test loom --release
 //! ```
 //!
-//! Each model bounds the preemptions per execution to 3 unless
-//! `LOOM_MAX_PREEMPTIONS` says otherwise.
+//! The models of two threads taking one id each explore every interleaving;
+//! the others bound the preemptions per execution (3 for two threads, 2
+//! for three) unless `LOOM_MAX_PREEMPTIONS` says otherwise.
 
 #![cfg(loom)]
 
@@ -22,13 +23,25 @@ use loom::thread;
 /// Indices 0, 1 and 2: small enough to reach exhaustion in a model.
 type Tiny = Id32<2>;
 
-fn model(f: impl Fn() + Send + Sync + 'static) {
+/// Explores the interleavings of `f`'s threads with at most `preemptions`
+/// preemptions each (every interleaving for `None`), or as many as
+/// `LOOM_MAX_PREEMPTIONS` says when it is set.
+fn model(preemptions: Option<usize>, f: impl Fn() + Send + Sync + 'static) {
     let mut builder = loom::model::Builder::new();
-    if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(3);
+    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
+        builder.preemption_bound = preemptions;
     }
     builder.check(f);
 }
+
+/// Every interleaving: for the models of two threads doing one step each.
+const ALL: Option<usize> = None;
+/// The bound for two threads doing two steps each, or a free between two
+/// shared borrows: a few seconds each.
+const TWO_THREADS: Option<usize> = Some(3);
+/// The bound for three threads: from a few seconds to a minute each on two
+/// cores.
+const THREE_THREADS: Option<usize> = Some(2);
 
 /// What one thread did: the ids it got, in order, and how many of its
 /// calls were refused.
@@ -198,7 +211,7 @@ fn check<I: Id>(mut t: IdTable<I>, got: &[Got<I>], expected: &[I]) {
 
 #[test]
 fn two_threads_reserve_from_an_empty_table() {
-    model(|| {
+    model(ALL, || {
         let t = IdTable::<Id32_32>::new();
         let expected = insert_sequence(&t, 2);
         let (t, got) = in_parallel(t, &[one, one]);
@@ -208,7 +221,7 @@ fn two_threads_reserve_from_an_empty_table() {
 
 #[test]
 fn three_threads_reserve_from_an_empty_table() {
-    model(|| {
+    model(THREE_THREADS, || {
         let t = IdTable::<Id32_32>::new();
         let expected = insert_sequence(&t, 3);
         let (t, got) = in_parallel(t, &[one, one, one]);
@@ -220,7 +233,7 @@ fn three_threads_reserve_from_an_empty_table() {
 /// fresh index 4.
 #[test]
 fn the_free_queue_goes_first_in_fifo_order() {
-    model(|| {
+    model(TWO_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 4, &[2, 0, 3]);
         let expected = insert_sequence(&t, 4);
         let indices: Vec<usize> = expected.iter().map(|id| id.index()).collect();
@@ -232,7 +245,7 @@ fn the_free_queue_goes_first_in_fifo_order() {
 
 #[test]
 fn three_threads_take_the_free_queue_and_a_fresh_index() {
-    model(|| {
+    model(THREE_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 3, &[1, 0]);
         let expected = insert_sequence(&t, 3);
         let (t, got) = in_parallel(t, &[one, one, one]);
@@ -241,13 +254,13 @@ fn three_threads_take_the_free_queue_and_a_fresh_index() {
 }
 
 /// A batch spanning the queue and the fresh indices, against two single
-/// reservations.
+/// reservations in another thread.
 #[test]
 fn a_batch_against_single_reservations() {
-    model(|| {
+    model(TWO_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 3, &[1, 0]);
         let expected = insert_sequence(&t, 5);
-        let (t, got) = in_parallel(t, &[batch::<3, _>, one, one]);
+        let (t, got) = in_parallel(t, &[batch::<3, _>, two]);
         check(t, &got, &expected);
     });
 }
@@ -256,7 +269,7 @@ fn a_batch_against_single_reservations() {
 /// is refused, and the table is full afterwards.
 #[test]
 fn three_threads_race_for_the_last_two_ids() {
-    model(|| {
+    model(THREE_THREADS, || {
         let t = table_with_queue::<Tiny>(config(0), 2, &[1]);
         let expected = insert_sequence(&t, 3);
         assert_eq!(expected.len(), 2);
@@ -272,7 +285,7 @@ fn three_threads_race_for_the_last_two_ids() {
 /// is refused whole, and a refused batch reserves nothing.
 #[test]
 fn a_batch_races_a_reservation_for_the_last_ids() {
-    model(|| {
+    model(ALL, || {
         let t = table_with_queue::<Tiny>(config(0), 2, &[1]);
         let expected = insert_sequence(&t, 3);
         let (t, got) = in_parallel(t, &[batch::<2, _>, one]);
@@ -286,7 +299,7 @@ fn a_batch_races_a_reservation_for_the_last_ids() {
 /// index is gone, for reservations as for inserts.
 #[test]
 fn min_free_holds_a_queued_slot_back() {
-    model(|| {
+    model(THREE_THREADS, || {
         let t = table_with_queue::<Tiny>(config(2), 2, &[0]);
         let expected = insert_sequence(&t, 3);
         let indices: Vec<usize> = expected.iter().map(|id| id.index()).collect();
@@ -303,7 +316,7 @@ fn min_free_holds_a_queued_slot_back() {
 /// the owner's next insert takes that slot.
 #[test]
 fn a_free_between_two_shared_borrows() {
-    model(|| {
+    model(TWO_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 5, &[1, 3, 0]);
         let expected = insert_sequence(&t, 4);
         let (mut t, first) = in_parallel(t, &[one, one]);
@@ -324,7 +337,7 @@ fn a_free_between_two_shared_borrows() {
 /// on (a stale plan made `free_count` wrap and `next_id` panic).
 #[test]
 fn a_reader_races_reservations() {
-    model(|| {
+    model(ALL, || {
         let mut t = table_with_queue::<Id32_32>(config(0), 4, &[0, 1, 2]);
         let earlier = t.reserve_id();
         t.insert(); // settles `earlier` and takes slot 1: slot 2 is queued
