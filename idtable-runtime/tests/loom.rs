@@ -107,6 +107,9 @@ fn batch<const N: usize, I: Id>(t: &IdTable<I>) -> Got<I> {
     }
 }
 
+/// More ids than any model reserves.
+const LONGER: usize = 8;
+
 /// The ids the next `n` inserts would issue (fewer if the table fills).
 fn insert_sequence<I: Id>(t: &IdTable<I>, n: usize) -> Vec<I> {
     let mut t = t.clone();
@@ -183,6 +186,11 @@ fn check<I: Id>(mut t: IdTable<I>, got: &[Got<I>], expected: &[I]) {
             }
         }
     }
+    if all.len() == expected.len() {
+        // The reservations took every id left.
+        assert!(t.try_insert().is_err(), "the table is full");
+        assert!(t.next_id().is_err(), "the table is full");
+    }
     assert_eq!(t.reserved_len(), all.len());
     for &id in &all {
         assert!(!t.contains(id), "{id:?} resolves before its row exists");
@@ -209,105 +217,102 @@ fn check<I: Id>(mut t: IdTable<I>, got: &[Got<I>], expected: &[I]) {
     t.check_invariants();
 }
 
-#[test]
-fn two_threads_reserve_from_an_empty_table() {
-    model(ALL, || {
-        let t = IdTable::<Id32_32>::new();
-        let expected = insert_sequence(&t, 2);
-        let (t, got) = in_parallel(t, &[one, one]);
+/// The usual model: the table `table` makes, shared by one thread per
+/// job, then [`check`]ed; `refused` calls of the jobs must fail.
+fn reserve_and_check<I: Id + Send + Sync + 'static>(
+    preemptions: Option<usize>,
+    table: fn() -> IdTable<I>,
+    jobs: &[Job<I>],
+    refused: usize,
+) {
+    let jobs = jobs.to_vec();
+    model(preemptions, move || {
+        let t = table();
+        let expected = insert_sequence(&t, LONGER);
+        let (t, got) = in_parallel(t, &jobs);
+        assert_eq!(
+            got.iter().map(|g| g.refused).sum::<usize>(),
+            refused,
+            "{got:?}"
+        );
         check(t, &got, &expected);
     });
 }
 
+fn empty() -> IdTable<Id32_32> {
+    IdTable::new()
+}
+
+/// Slots 1 and 0 queued, in that order; fresh indices from 3.
+fn queue_1_0() -> IdTable<Id32_32> {
+    table_with_queue(config(0), 3, &[1, 0])
+}
+
+/// Two ids left: queued slot 1, then fresh index 2.
+fn tiny_with_two_left() -> IdTable<Tiny> {
+    table_with_queue(config(0), 2, &[1])
+}
+
+#[test]
+fn two_threads_reserve_from_an_empty_table() {
+    reserve_and_check(ALL, empty, &[one, one], 0);
+}
+
 #[test]
 fn three_threads_reserve_from_an_empty_table() {
-    model(THREE_THREADS, || {
-        let t = IdTable::<Id32_32>::new();
-        let expected = insert_sequence(&t, 3);
-        let (t, got) = in_parallel(t, &[one, one, one]);
-        check(t, &got, &expected);
-    });
+    reserve_and_check(THREE_THREADS, empty, &[one, one, one], 0);
 }
 
 /// Queue 2, 0, 3: the reservations take those slots, oldest first, then
 /// fresh index 4.
 #[test]
 fn the_free_queue_goes_first_in_fifo_order() {
-    model(TWO_THREADS, || {
+    fn queue_2_0_3() -> IdTable<Id32_32> {
         let t = table_with_queue::<Id32_32>(config(0), 4, &[2, 0, 3]);
-        let expected = insert_sequence(&t, 4);
-        let indices: Vec<usize> = expected.iter().map(|id| id.index()).collect();
+        let indices: Vec<usize> = insert_sequence(&t, 4).iter().map(|id| id.index()).collect();
         assert_eq!(indices, [2, 0, 3, 4]);
-        let (t, got) = in_parallel(t, &[two, two]);
-        check(t, &got, &expected);
-    });
+        t
+    }
+    reserve_and_check(TWO_THREADS, queue_2_0_3, &[two, two], 0);
 }
 
 #[test]
 fn three_threads_take_the_free_queue_and_a_fresh_index() {
-    model(THREE_THREADS, || {
-        let t = table_with_queue::<Id32_32>(config(0), 3, &[1, 0]);
-        let expected = insert_sequence(&t, 3);
-        let (t, got) = in_parallel(t, &[one, one, one]);
-        check(t, &got, &expected);
-    });
+    reserve_and_check(THREE_THREADS, queue_1_0, &[one, one, one], 0);
 }
 
 /// A batch spanning the queue and the fresh indices, against two single
 /// reservations in another thread.
 #[test]
 fn a_batch_against_single_reservations() {
-    model(TWO_THREADS, || {
-        let t = table_with_queue::<Id32_32>(config(0), 3, &[1, 0]);
-        let expected = insert_sequence(&t, 5);
-        let (t, got) = in_parallel(t, &[batch::<3, _>, two]);
-        check(t, &got, &expected);
-    });
+    reserve_and_check(TWO_THREADS, queue_1_0, &[batch::<3, _>, two], 0);
 }
 
-/// Two ids left (queued slot 1, fresh index 2), three threads: exactly one
-/// is refused, and the table is full afterwards.
+/// Three threads for the last two ids: exactly one is refused, and the
+/// table is full afterwards.
 #[test]
 fn three_threads_race_for_the_last_two_ids() {
-    model(THREE_THREADS, || {
-        let t = table_with_queue::<Tiny>(config(0), 2, &[1]);
-        let expected = insert_sequence(&t, 3);
-        assert_eq!(expected.len(), 2);
-        let (mut t, got) = in_parallel(t, &[one, one, one]);
-        assert_eq!(got.iter().map(|g| g.refused).sum::<usize>(), 1);
-        assert!(t.try_insert().is_err());
-        assert!(t.next_id().is_err());
-        check(t, &got, &expected);
-    });
+    reserve_and_check(THREE_THREADS, tiny_with_two_left, &[one, one, one], 1);
 }
 
-/// A batch of two against one reservation with two ids left: one of them
-/// is refused whole, and a refused batch reserves nothing.
+/// A batch of two against one reservation for the last two ids: one of
+/// them is refused, and a refused batch reserves nothing.
 #[test]
 fn a_batch_races_a_reservation_for_the_last_ids() {
-    model(ALL, || {
-        let t = table_with_queue::<Tiny>(config(0), 2, &[1]);
-        let expected = insert_sequence(&t, 3);
-        let (t, got) = in_parallel(t, &[batch::<2, _>, one]);
-        let refused: Vec<usize> = got.iter().map(|g| g.refused).collect();
-        assert!(refused == [0, 1] || refused == [1, 0], "{got:?}");
-        check(t, &got, &expected);
-    });
+    reserve_and_check(ALL, tiny_with_two_left, &[batch::<2, _>, one], 1);
 }
 
-/// `min_free = 2` with one slot queued: it is held back until the fresh
-/// index is gone, for reservations as for inserts.
+/// `min_free = 2` with slot 0 queued: it is held back until fresh index 2
+/// is gone, for reservations as for inserts; the third thread is refused.
 #[test]
 fn min_free_holds_a_queued_slot_back() {
-    model(THREE_THREADS, || {
+    fn held_back() -> IdTable<Tiny> {
         let t = table_with_queue::<Tiny>(config(2), 2, &[0]);
-        let expected = insert_sequence(&t, 3);
-        let indices: Vec<usize> = expected.iter().map(|id| id.index()).collect();
+        let indices: Vec<usize> = insert_sequence(&t, 3).iter().map(|id| id.index()).collect();
         assert_eq!(indices, [2, 0]);
-        let (t, got) = in_parallel(t, &[one, one, one]);
-        assert_eq!(got.iter().map(|g| g.refused).sum::<usize>(), 1);
-        check(t, &got, &expected);
-    });
+        t
+    }
+    reserve_and_check(THREE_THREADS, held_back, &[one, one, one], 1);
 }
 
 /// Two shared borrows with a free between them that does not settle the
@@ -318,7 +323,7 @@ fn min_free_holds_a_queued_slot_back() {
 fn a_free_between_two_shared_borrows() {
     model(TWO_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 5, &[1, 3, 0]);
-        let expected = insert_sequence(&t, 4);
+        let expected = insert_sequence(&t, LONGER);
         let (mut t, first) = in_parallel(t, &[one, one]);
         let freed = t.ids()[0];
         t.remove(freed);
