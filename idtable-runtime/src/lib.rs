@@ -55,6 +55,7 @@ mod serde_impls;
 pub mod storage;
 #[cfg(feature = "serde")]
 pub mod storage_serde;
+mod sync;
 pub mod table;
 
 pub use id::{

@@ -275,12 +275,14 @@ fn table_full_panic<T>(value: T, full: TableFull) -> ! {
 }
 
 impl<T: Record, I: Id> SoaStorage<T, I> {
-    /// An empty storage whose table uses `config`.
-    ///
-    /// See [`SoaStorage`]'s example.
-    pub const fn with_config(config: TableConfig) -> Self {
-        SoaStorage {
-            rows: Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new()),
+    crate::sync::const_fn! {
+        /// An empty storage whose table uses `config`.
+        ///
+        /// See [`SoaStorage`]'s example.
+        pub const fn with_config(config: TableConfig) -> Self {
+            SoaStorage {
+                rows: Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new()),
+            }
         }
     }
 

@@ -31,6 +31,7 @@ use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
 use crate::marks::Marks;
+use crate::sync::{const_fn, AtomicUsize, Ordering};
 
 mod free;
 mod parts;
@@ -236,13 +237,13 @@ pub struct IdTable<I: Id> {
 /// settled, which slots hold a reservation (`bits`, one per slot, empty
 /// until the first one) and how many.
 struct Reserved {
-    claims: core::sync::atomic::AtomicUsize,
+    claims: AtomicUsize,
     /// The queue's front as reservations left it, or `UNSET` while they
     /// took no queued slot (then it is the queue's own head).
-    cursor: core::sync::atomic::AtomicUsize,
+    cursor: AtomicUsize,
     /// The queue's length when the pending claims were made: frees may
     /// lengthen the queue before they are settled.
-    plan_len: core::sync::atomic::AtomicUsize,
+    plan_len: AtomicUsize,
     bits: Vec<u64>,
     count: usize,
 }
@@ -250,15 +251,9 @@ struct Reserved {
 impl Clone for Reserved {
     fn clone(&self) -> Self {
         Reserved {
-            claims: core::sync::atomic::AtomicUsize::new(
-                self.claims.load(core::sync::atomic::Ordering::Relaxed),
-            ),
-            cursor: core::sync::atomic::AtomicUsize::new(
-                self.cursor.load(core::sync::atomic::Ordering::Relaxed),
-            ),
-            plan_len: core::sync::atomic::AtomicUsize::new(
-                self.plan_len.load(core::sync::atomic::Ordering::Relaxed),
-            ),
+            claims: AtomicUsize::new(self.claims.load(Ordering::Relaxed)),
+            cursor: AtomicUsize::new(self.cursor.load(Ordering::Relaxed)),
+            plan_len: AtomicUsize::new(self.plan_len.load(Ordering::Relaxed)),
             bits: self.bits.clone(),
             count: self.count,
         }
@@ -266,13 +261,15 @@ impl Clone for Reserved {
 }
 
 impl Reserved {
-    const fn new() -> Self {
-        Reserved {
-            claims: core::sync::atomic::AtomicUsize::new(0),
-            cursor: core::sync::atomic::AtomicUsize::new(usize::MAX),
-            plan_len: core::sync::atomic::AtomicUsize::new(0),
-            bits: Vec::new(),
-            count: 0,
+    const_fn! {
+        const fn new() -> Self {
+            Reserved {
+                claims: AtomicUsize::new(0),
+                cursor: AtomicUsize::new(usize::MAX),
+                plan_len: AtomicUsize::new(0),
+                bits: Vec::new(),
+                count: 0,
+            }
         }
     }
 }
@@ -336,42 +333,46 @@ impl<I: Id> fmt::Debug for IdTable<I> {
 impl<I: Id> IdTable<I> {
     const MASK: u64 = index_mask(I::INDEX_BITS);
 
-    /// An empty table with the default [`TableConfig`].
-    ///
-    /// ```
-    /// use idtable::{IdTable, Id32_32, TableConfig};
-    /// let table = IdTable::<Id32_32>::new();
-    /// assert!(table.is_empty());
-    /// assert_eq!(table.config(), TableConfig::default());
-    /// ```
-    pub const fn new() -> Self {
-        Self::with_config(TableConfig {
-            min_free: 0,
-            on_exhausted: OnExhausted::Retire,
-        })
+    const_fn! {
+        /// An empty table with the default [`TableConfig`].
+        ///
+        /// ```
+        /// use idtable::{IdTable, Id32_32, TableConfig};
+        /// let table = IdTable::<Id32_32>::new();
+        /// assert!(table.is_empty());
+        /// assert_eq!(table.config(), TableConfig::default());
+        /// ```
+        pub const fn new() -> Self {
+            Self::with_config(TableConfig {
+                min_free: 0,
+                on_exhausted: OnExhausted::Retire,
+            })
+        }
     }
 
-    /// An empty table with the given configuration.
-    ///
-    /// ```
-    /// use idtable::{Id, IdTable, Id32_32, TableConfig};
-    ///
-    /// let mut table = IdTable::<Id32_32>::with_config(TableConfig {
-    ///     min_free: 2,
-    ///     ..TableConfig::default()
-    /// });
-    /// let (a, _) = table.insert();
-    /// table.remove(a);
-    /// // One slot waits, fewer than `min_free`: a fresh index is taken.
-    /// assert_eq!(table.insert().0.index(), 1);
-    /// ```
-    pub const fn with_config(config: TableConfig) -> Self {
-        IdTable {
-            slots: Vec::new(),
-            ids: Vec::new(),
-            free: FreeList::new(),
-            config,
-            reserved: Reserved::new(),
+    const_fn! {
+        /// An empty table with the given configuration.
+        ///
+        /// ```
+        /// use idtable::{Id, IdTable, Id32_32, TableConfig};
+        ///
+        /// let mut table = IdTable::<Id32_32>::with_config(TableConfig {
+        ///     min_free: 2,
+        ///     ..TableConfig::default()
+        /// });
+        /// let (a, _) = table.insert();
+        /// table.remove(a);
+        /// // One slot waits, fewer than `min_free`: a fresh index is taken.
+        /// assert_eq!(table.insert().0.index(), 1);
+        /// ```
+        pub const fn with_config(config: TableConfig) -> Self {
+            IdTable {
+                slots: Vec::new(),
+                ids: Vec::new(),
+                free: FreeList::new(),
+                config,
+                reserved: Reserved::new(),
+            }
         }
     }
 
@@ -579,7 +580,7 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert().0, next);
     /// ```
     pub fn next_id(&self) -> Result<I, TableFull> {
-        if self.free.len.load(core::sync::atomic::Ordering::Relaxed) & PENDING != 0 {
+        if self.free.len.load(Ordering::Relaxed) & PENDING != 0 {
             return self.next_id_after_claims();
         }
         let (index, generation) = match self.next_slot(self.free.settled_len()) {

@@ -22,10 +22,10 @@
 //! the insert reads anyway for the generation.
 
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::IdTable;
 use crate::id::{Id, IdBits};
+use crate::sync::{const_fn, AtomicUsize, Ordering};
 
 /// Set in [`FreeList::len`] by the first id reserved from a shared borrow
 /// since the last exclusive one (see `reserve.rs`): the queue's head and
@@ -66,12 +66,14 @@ impl<B: Clone> Clone for FreeList<B> {
 }
 
 impl<B> FreeList<B> {
-    pub(super) const fn new() -> Self {
-        FreeList {
-            head: 0,
-            tail: 0,
-            len: AtomicUsize::new(0),
-            links: Vec::new(),
+    const_fn! {
+        pub(super) const fn new() -> Self {
+            FreeList {
+                head: 0,
+                tail: 0,
+                len: AtomicUsize::new(0),
+                links: Vec::new(),
+            }
         }
     }
 
@@ -121,8 +123,7 @@ impl<I: Id> IdTable<I> {
         // Reservations pending need no settling here: they take from the
         // queue's front, a free appends at its back (the flag stays set).
         let free = &mut self.free;
-        let len = free.len.get_mut();
-        if *len & !PENDING == 0 {
+        if *free.len.get_mut() & !PENDING == 0 {
             free.head = s;
         } else if free.links.is_empty() {
             let tail = &mut self.slots[free.tail];

@@ -7,6 +7,7 @@ use core::fmt;
 use super::{FreeList, IdTable, OnExhausted, TableConfig};
 use crate::id::{Id, IdBits};
 use crate::marks::Marks;
+use crate::sync::Ordering;
 
 /// The state of an [`IdTable`] as plain numbers: what a save file holds.
 ///
@@ -235,10 +236,7 @@ impl<I: Id> IdTable<I> {
     #[cold]
     fn parts_with_reservations(&self) -> IdTableParts {
         let mut slots: Vec<u64> = self.slot_generations().collect();
-        let claims = self
-            .reserved
-            .claims
-            .load(core::sync::atomic::Ordering::Relaxed);
+        let claims = self.reserved.claims.load(Ordering::Relaxed);
         let (pending_queued, pending_fresh) = if claims == 0 {
             (0, 0)
         } else {

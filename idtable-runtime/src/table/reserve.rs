@@ -34,7 +34,6 @@
 //! reserved generation spent, so a reserved id is never issued twice.
 
 use alloc::vec::Vec;
-use core::sync::atomic::Ordering;
 
 use super::free::PENDING;
 
@@ -43,6 +42,7 @@ use super::free::PENDING;
 const UNSET: usize = usize::MAX;
 use super::{IdTable, TableFull};
 use crate::id::{Id, IdBits};
+use crate::sync::Ordering;
 
 /// Where the claims of the sequence of a frozen table fall (see the module
 /// docs): `reusable` queued slots, `fresh` fresh indices starting at
@@ -74,12 +74,7 @@ impl Plan {
 
 impl<I: Id> IdTable<I> {
     /// The sequence the reservations claim from, for the table as frozen
-    /// at the last exclusive access.
-    fn plan(&self) -> Plan {
-        self.plan_for(self.free.settled_len())
-    }
-
-    /// [`plan`](Self::plan) for a queue of `len` slots.
+    /// at the last exclusive access and a queue of `len` slots.
     fn plan_for(&self, len: usize) -> Plan {
         let slots = self.slots.len();
         let reusable = Self::reusable_of(len, self.config);
@@ -114,7 +109,23 @@ impl<I: Id> IdTable<I> {
     /// The plan the pending claims were made on (frees since may have
     /// lengthened the queue behind them).
     fn claimed_plan(&self) -> Plan {
-        self.plan_for(self.reserved.plan_len.load(Ordering::Relaxed))
+        self.plan_now().0
+    }
+
+    /// The plan claims are made on now, and whether the [`PENDING`] flag
+    /// was set. Safe from a shared borrow while other threads claim: the
+    /// first claimer stores `plan_len` before it sets the flag (release),
+    /// so `plan_len` is read only after the flag was seen (acquire); it
+    /// holds a settled borrow's length until then. Without the flag, every
+    /// claim of this borrow was made on the queue's own length.
+    fn plan_now(&self) -> (Plan, bool) {
+        let pending = self.free.len.load(Ordering::Acquire) & PENDING != 0;
+        let len = if pending {
+            self.reserved.plan_len.load(Ordering::Relaxed)
+        } else {
+            self.free.settled_len()
+        };
+        (self.plan_for(len), pending)
     }
 
     /// The id a reservation makes of slot `s`, queued: its next generation.
@@ -160,7 +171,7 @@ impl<I: Id> IdTable<I> {
     fn settle_pending(&mut self) {
         let len = *self.free.len.get_mut();
         let plan = self.claimed_plan();
-        let claims = core::mem::take(self.reserved.claims.get_mut());
+        let claims = core::mem::take(&mut *self.reserved.claims.get_mut());
         let (queued, fresh) = plan.split(claims);
         // The claimed queued slots are the queue's first `queued`: off the
         // queue, each with its reserved id's generation.
@@ -371,12 +382,7 @@ impl<I: Id> IdTable<I> {
         // Claims pending from an earlier shared borrow were made on the
         // queue as it was then; frees since appended behind them, and the
         // sequence goes on from where they left it.
-        let pending = self.free.len.load(Ordering::Acquire) & PENDING != 0;
-        let plan = if pending {
-            self.claimed_plan()
-        } else {
-            self.plan()
-        };
+        let (plan, pending) = self.plan_now();
         let total = plan.total();
         let first = self
             .reserved
