@@ -392,13 +392,12 @@ impl<I: Id> IdTable<I> {
             })
             .map_err(|_| TableFull::new::<I>())?;
         if n > 0 && !pending {
-            // Every claimer of this borrow read the same length (only
-            // reservations run while it lasts, and they change no more than
-            // the flag), so each stores the same values: plain stores, no
-            // read-modify-write.
+            // Every claimer of this borrow read the same length. The flag is
+            // set by a read-modify-write: a plain store of the same value
+            // fails the loom models (`tests/loom.rs`).
             let len = self.free.settled_len();
             self.reserved.plan_len.store(len, Ordering::Relaxed);
-            self.free.len.store(len | PENDING, Ordering::Release);
+            self.free.len.fetch_or(PENDING, Ordering::Release);
         }
         Ok((plan, first))
     }
