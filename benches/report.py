@@ -246,6 +246,15 @@ def chart_rows() -> list[dict]:
         if missing:
             print(f"chart: no criterion results for `{group}` at {', '.join(missing)}: not drawn",
                   file=sys.stderr)
+    # One chart, one run: results older than the `peers` run by more than an hour (a `soa_map`
+    # run of another day, say) are left out rather than drawn beside it.
+    peers_start = min((r["measured_utc"] for r in rows if r["idtable"] == "idtable"), default=None)
+    if peers_start is not None:
+        stale = [r for r in rows if r["measured_utc"] < peers_start - dt.timedelta(hours=1)]
+        for r in stale:
+            print(f"chart: `{r['workload']}` {r['n']} was measured at {r['measured_utc']:%Y-%m-%d %H:%M} UTC, "
+                  f"over an hour before this `peers` run: not drawn", file=sys.stderr)
+        rows = [r for r in rows if r not in stale]
     return rows
 
 
