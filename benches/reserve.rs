@@ -336,62 +336,53 @@ fn hecs_reserve_batches(w: &hecs::World, n: usize) -> u64 {
     sum
 }
 
+/// One `reserve_threads` function: `total` ids reserved by `reserve` from
+/// `&` of a container `make` builds fresh for each batch.
+fn bench_threads<T: Sync>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    threads: usize,
+    make: fn() -> T,
+    reserve: fn(&T, usize) -> u64,
+) {
+    let id = BenchmarkId::new(format!("{name}, {threads} thread(s)"), THREADED);
+    g.bench_function(id, |b| {
+        b.iter_batched_ref(
+            make,
+            |t| black_box(reserve_on_threads(&*t, threads, THREADED, reserve)),
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn reserve_threads(c: &mut Criterion) {
     let mut g = c.benchmark_group("reserve_threads");
     g.throughput(Throughput::Elements(THREADED as u64));
     g.sample_size(10);
-    let large = BatchSize::LargeInput;
     for threads in [1, 2] {
-        let name = |what: &str| BenchmarkId::new(format!("{what}, {threads} thread(s)"), THREADED);
-        g.bench_function(name("idtable reserve_id"), |b| {
-            b.iter_batched_ref(
-                ShotAllocator::new,
-                |a| black_box(reserve_on_threads(&*a, threads, THREADED, idt_reserve_each)),
-                large,
-            )
-        });
-        g.bench_function(name("idtable reserve_ids(64)"), |b| {
-            b.iter_batched_ref(
-                ShotAllocator::new,
-                |a| {
-                    black_box(reserve_on_threads(
-                        &*a,
-                        threads,
-                        THREADED,
-                        idt_reserve_batches,
-                    ))
-                },
-                large,
-            )
-        });
-        g.bench_function(name("hecs reserve_entity"), |b| {
-            b.iter_batched_ref(
-                hecs::World::new,
-                |w| {
-                    black_box(reserve_on_threads(
-                        &*w,
-                        threads,
-                        THREADED,
-                        hecs_reserve_each,
-                    ))
-                },
-                large,
-            )
-        });
-        g.bench_function(name("hecs reserve_entities(64)"), |b| {
-            b.iter_batched_ref(
-                hecs::World::new,
-                |w| {
-                    black_box(reserve_on_threads(
-                        &*w,
-                        threads,
-                        THREADED,
-                        hecs_reserve_batches,
-                    ))
-                },
-                large,
-            )
-        });
+        let (idt, hecs) = (ShotAllocator::new, hecs::World::new);
+        bench_threads(&mut g, "idtable reserve_id", threads, idt, idt_reserve_each);
+        bench_threads(
+            &mut g,
+            "idtable reserve_ids(64)",
+            threads,
+            idt,
+            idt_reserve_batches,
+        );
+        bench_threads(
+            &mut g,
+            "hecs reserve_entity",
+            threads,
+            hecs,
+            hecs_reserve_each,
+        );
+        bench_threads(
+            &mut g,
+            "hecs reserve_entities(64)",
+            threads,
+            hecs,
+            hecs_reserve_batches,
+        );
     }
     g.finish();
 }
