@@ -103,9 +103,9 @@ fn idt_reserve_fill_each(a: &mut ShotAllocator, n: usize) -> u64 {
     sum
 }
 
-#[inline(never)]
-fn idt_reserve_all_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: usize) -> u64 {
-    ids.extend((0..n).map(|_| a.reserve_id()));
+/// Fills the reserved `ids` in order (inlined into each loop below).
+#[inline(always)]
+fn idt_fill(a: &mut ShotAllocator, ids: &[ShotId]) -> u64 {
     let mut sum = 0u64;
     for (i, &id) in ids.iter().enumerate() {
         if a.insert_reserved(id, shot(i)).is_err() {
@@ -117,16 +117,15 @@ fn idt_reserve_all_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: us
 }
 
 #[inline(never)]
+fn idt_reserve_all_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: usize) -> u64 {
+    ids.extend((0..n).map(|_| a.reserve_id()));
+    idt_fill(a, ids)
+}
+
+#[inline(never)]
 fn idt_reserve_batch_then_fill(a: &mut ShotAllocator, ids: &mut Vec<ShotId>, n: usize) -> u64 {
     ids.extend(a.reserve_ids(n));
-    let mut sum = 0u64;
-    for (i, &id) in ids.iter().enumerate() {
-        if a.insert_reserved(id, shot(i)).is_err() {
-            unreachable!()
-        }
-        sum = sum.wrapping_add(id.to_bits());
-    }
-    sum
+    idt_fill(a, ids)
 }
 
 #[inline(never)]
@@ -152,12 +151,7 @@ fn hecs_reserve_insert_each(w: &mut hecs::World, n: usize) -> u64 {
 #[inline(never)]
 fn hecs_reserve_all_then_insert(w: &mut hecs::World, ids: &mut Vec<hecs::Entity>, n: usize) -> u64 {
     ids.extend((0..n).map(|_| w.reserve_entity()));
-    let mut sum = 0u64;
-    for (i, &e) in ids.iter().enumerate() {
-        w.insert(e, components(i)).unwrap();
-        sum = sum.wrapping_add(e.to_bits().get());
-    }
-    sum
+    hecs_fill(w, ids)
 }
 
 #[inline(never)]
@@ -167,6 +161,13 @@ fn hecs_reserve_batch_then_insert(
     n: usize,
 ) -> u64 {
     ids.extend(w.reserve_entities(n as u32));
+    hecs_fill(w, ids)
+}
+
+/// Inserts the components of the reserved `ids` in order (inlined into
+/// each loop above).
+#[inline(always)]
+fn hecs_fill(w: &mut hecs::World, ids: &[hecs::Entity]) -> u64 {
     let mut sum = 0u64;
     for (i, &e) in ids.iter().enumerate() {
         w.insert(e, components(i)).unwrap();
@@ -175,16 +176,49 @@ fn hecs_reserve_batch_then_insert(
     sum
 }
 
+type IdtLoop = fn(&mut ShotAllocator, &mut Vec<ShotId>, usize) -> u64;
+type HecsLoop = fn(&mut hecs::World, &mut Vec<hecs::Entity>, usize) -> u64;
+
+/// The floor's counter.
+static CLAIMS: AtomicUsize = AtomicUsize::new(0);
+
+/// The `reserve_fill` loops, each given an empty container and an empty
+/// `Vec` with room for N ids. The floor goes first: the group's first
+/// function measured its batches on a heap that was still being faulted in
+/// (`insert` moved between 50 and 220 µs as the first).
+const IDT_LOOPS: [(&str, IdtLoop); 5] = [
+    ("floor: insert + one atomic RMW", |a, _, n| {
+        idt_insert_plus_one_atomic(a, &CLAIMS, n)
+    }),
+    ("idtable insert", |a, _, n| idt_insert(a, n)),
+    ("idtable reserve+fill each", |a, _, n| {
+        idt_reserve_fill_each(a, n)
+    }),
+    ("idtable reserve all, then fill", idt_reserve_all_then_fill),
+    (
+        "idtable reserve_ids, then fill",
+        idt_reserve_batch_then_fill,
+    ),
+];
+
+const HECS_LOOPS: [(&str, HecsLoop); 4] = [
+    ("hecs spawn", |w, _, n| hecs_spawn(w, n)),
+    ("hecs reserve+insert each", |w, _, n| {
+        hecs_reserve_insert_each(w, n)
+    }),
+    (
+        "hecs reserve all, then insert",
+        hecs_reserve_all_then_insert,
+    ),
+    (
+        "hecs reserve_entities, then insert",
+        hecs_reserve_batch_then_insert,
+    ),
+];
+
 /// Every loop leaves N live objects, none reserved.
 fn check_reserve_fill() {
-    type IdtLoop = fn(&mut ShotAllocator, &mut Vec<ShotId>, usize) -> u64;
-    let idt: [IdtLoop; 4] = [
-        |a, _, n| idt_insert(a, n),
-        |a, _, n| idt_reserve_fill_each(a, n),
-        idt_reserve_all_then_fill,
-        idt_reserve_batch_then_fill,
-    ];
-    for run in idt {
+    for (_, run) in IDT_LOOPS {
         let mut a = ShotAllocator::new();
         run(&mut a, &mut Vec::new(), N);
         assert_eq!((a.len(), a.reserved_len()), (N, 0));
@@ -193,14 +227,7 @@ fn check_reserve_fill() {
             N * (N - 1) / 2
         );
     }
-    type HecsLoop = fn(&mut hecs::World, &mut Vec<hecs::Entity>, usize) -> u64;
-    let hecs: [HecsLoop; 4] = [
-        |w, _, n| hecs_spawn(w, n),
-        |w, _, n| hecs_reserve_insert_each(w, n),
-        hecs_reserve_all_then_insert,
-        hecs_reserve_batch_then_insert,
-    ];
-    for run in hecs {
+    for (_, run) in HECS_LOOPS {
         let mut w = hecs::World::new();
         run(&mut w, &mut Vec::new(), N);
         let owners = w.query_mut::<(&Pos, &Vel, &Damage, &Owner)>();
@@ -218,65 +245,19 @@ fn reserve_fill(c: &mut Criterion) {
     let mut g = c.benchmark_group("reserve_fill");
     g.throughput(Throughput::Elements(N as u64));
     g.sample_size(30);
-    let fresh = || ShotAllocator::new();
-    let fresh_ids = || (ShotAllocator::new(), Vec::with_capacity(N));
-    let world = hecs::World::new;
-    let world_ids = || (hecs::World::new(), Vec::with_capacity(N));
     let large = BatchSize::LargeInput;
-    // The first function of a group measured its batches on a heap that was
-    // still being faulted in (`insert` moved between 50 and 220 µs as the
-    // first); the floor goes first and `insert` second.
-    g.bench_function(BenchmarkId::new("floor: insert + one atomic RMW", N), |b| {
-        let claims = AtomicUsize::new(0);
-        b.iter_batched_ref(
-            fresh,
-            |a| black_box(idt_insert_plus_one_atomic(a, &claims, N)),
-            large,
-        )
-    });
-    g.bench_function(BenchmarkId::new("idtable insert", N), |b| {
-        b.iter_batched_ref(fresh, |a| black_box(idt_insert(a, N)), large)
-    });
-    g.bench_function(BenchmarkId::new("idtable reserve+fill each", N), |b| {
-        b.iter_batched_ref(fresh, |a| black_box(idt_reserve_fill_each(a, N)), large)
-    });
-    g.bench_function(BenchmarkId::new("idtable reserve all, then fill", N), |b| {
-        b.iter_batched_ref(
-            fresh_ids,
-            |(a, ids)| black_box(idt_reserve_all_then_fill(a, ids, N)),
-            large,
-        )
-    });
-    g.bench_function(BenchmarkId::new("idtable reserve_ids, then fill", N), |b| {
-        b.iter_batched_ref(
-            fresh_ids,
-            |(a, ids)| black_box(idt_reserve_batch_then_fill(a, ids, N)),
-            large,
-        )
-    });
-    g.bench_function(BenchmarkId::new("hecs spawn", N), |b| {
-        b.iter_batched_ref(world, |w| black_box(hecs_spawn(w, N)), large)
-    });
-    g.bench_function(BenchmarkId::new("hecs reserve+insert each", N), |b| {
-        b.iter_batched_ref(world, |w| black_box(hecs_reserve_insert_each(w, N)), large)
-    });
-    g.bench_function(BenchmarkId::new("hecs reserve all, then insert", N), |b| {
-        b.iter_batched_ref(
-            world_ids,
-            |(w, ids)| black_box(hecs_reserve_all_then_insert(w, ids, N)),
-            large,
-        )
-    });
-    g.bench_function(
-        BenchmarkId::new("hecs reserve_entities, then insert", N),
-        |b| {
-            b.iter_batched_ref(
-                world_ids,
-                |(w, ids)| black_box(hecs_reserve_batch_then_insert(w, ids, N)),
-                large,
-            )
-        },
-    );
+    for (name, run) in IDT_LOOPS {
+        g.bench_function(BenchmarkId::new(name, N), |b| {
+            let fresh = || (ShotAllocator::new(), Vec::with_capacity(N));
+            b.iter_batched_ref(fresh, |(a, ids)| black_box(run(a, ids, N)), large)
+        });
+    }
+    for (name, run) in HECS_LOOPS {
+        g.bench_function(BenchmarkId::new(name, N), |b| {
+            let fresh = || (hecs::World::new(), Vec::with_capacity(N));
+            b.iter_batched_ref(fresh, |(w, ids)| black_box(run(w, ids, N)), large)
+        });
+    }
     g.finish();
 }
 
