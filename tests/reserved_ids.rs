@@ -31,6 +31,7 @@ fn a_reservation_resolves_to_nothing_until_its_row_is_inserted() {
     let id = units.reserve_id();
     assert_ne!(id, first);
     assert!(units.get(id).is_none() && !units.contains(id));
+    assert_eq!(units.dense_index(id), None);
     assert_eq!((units.len(), units.reserved_len()), (1, 1));
 
     // A map takes the id as a key before the row exists; a join over the
