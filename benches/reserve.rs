@@ -261,8 +261,8 @@ fn reserve_fill(c: &mut Criterion) {
     g.finish();
 }
 
-/// `total` ids reserved from `reserve` on `threads` threads (each its
-/// share), one at a time or `batch` at once; the ids' bits summed.
+/// `total` ids reserved by `reserve` from `table` on `threads` threads
+/// (each its share); the ids' bits summed.
 #[inline(never)]
 fn reserve_on_threads<T: Sync, F>(table: &T, threads: usize, total: usize, reserve: F) -> u64
 where
