@@ -8,14 +8,15 @@
 //! one map, two maps, `Maybe`, `Without`, a `DataMap`, mutable sources
 //! written through — must visit exactly the keys the reference says, once
 //! each, in the driver's dense order (the required source with the fewest
-//! rows, the first on a tie), with the reference's values; `get` must
+//! rows, the first on a tie, or the one marked `Driver`), with the
+//! reference's values; `get` must
 //! answer for live, stale and forged keys as the reference does; and
 //! `remove_all` must remove a key from every container at once.
 
 use std::collections::HashMap;
 
 use idtable::data::DataMap;
-use idtable::{join, remove_all, Maybe, SoaAllocator, SoaMap, Without};
+use idtable::{join, remove_all, Driver, Maybe, SoaAllocator, SoaMap, Without};
 
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 #[soa(id = idtable::Id32<5>)]
@@ -357,6 +358,56 @@ impl World {
             assert_eq!(*u.hp, self.m_units.get(id).unwrap());
             id
         })
+        .collect();
+        assert_eq!(got, want);
+
+        // A fixed driver, whatever the lengths: the table's order, then a
+        // map's, then the DataMap's (the first `Driver` listed drives).
+        let take = |k| self.m_units.contains(k) && self.m_burning.contains(k);
+        let want: Vec<_> = self
+            .units
+            .ids()
+            .iter()
+            .copied()
+            .filter(|&k| take(k))
+            .collect();
+        let got: Vec<_> = join((Driver(&self.units), &self.burning))
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(got, want);
+        let want: Vec<_> = self
+            .burning
+            .keys()
+            .iter()
+            .copied()
+            .filter(|&k| take(k))
+            .collect();
+        let mut got = Vec::new();
+        for (id, (unit, burn)) in join((&mut self.units, Driver(&mut self.burning))) {
+            *burn.dps += 1;
+            assert_eq!(Some(*unit.hp), self.m_units.get(id));
+            got.push(id);
+        }
+        assert_eq!(got, want);
+        for &k in &got {
+            self.m_burning.insert(k, self.m_burning.get(k).unwrap() + 1);
+        }
+        let take = |k| {
+            self.m_units.contains(k) && self.m_burning.contains(k) && !self.m_frozen.contains(k)
+        };
+        let want: Vec<_> = (self.data.ids().iter().copied())
+            .filter(|&k| take(k) && self.m_data.contains(k))
+            .collect();
+        let got: Vec<_> = join((
+            &self.units,
+            Maybe(&self.poisoned),
+            Driver(&self.data),
+            Without(&self.frozen),
+            Driver(&self.burning),
+        ))
+        .into_iter()
+        .map(|(id, _)| id)
         .collect();
         assert_eq!(got, want);
 

@@ -58,6 +58,7 @@
 //! | `&data` (a [`DataMap`]) | its [`DataRef`] | required |
 //! | [`Maybe(source)`](Maybe) | `Option` of the source's item | optional |
 //! | [`Without(&source)`](Without) | `()` | the key must not be held |
+//! | [`Driver(source)`](Driver) | the source's item | required, and the driver |
 //!
 //! Tuples of 1 to 8 sources, all keyed by the same id type (a join of
 //! `UnitId` and `ShipId` containers does not compile), at least one of them
@@ -74,6 +75,15 @@
 //! key: the same work as the loop written by hand over the driver's keys
 //! with `get` / `get_mut` on the others. Stale keys never match: an entry
 //! answers only to the exact id it was stored with.
+//!
+//! A join that picks its driver when it starts is compiled with one loop
+//! per required source that could drive, as the loop written by hand with
+//! the same choice would be; in one function the loops share registers,
+//! and the one that runs can be slower than a lone loop. Where you know
+//! which source is smaller, name it: [`Driver(source)`](Driver) fixes the
+//! driver at compile time, and the compiler builds the one loop written by
+//! hand over its keys. BENCHMARKS.md ("Joins against the loop written by
+//! hand") has the figures.
 
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -151,6 +161,43 @@ pub struct Maybe<S>(pub S);
 #[derive(Clone, Copy, Debug)]
 pub struct Without<S>(pub S);
 
+/// A required source chosen as the driver, whatever its length: the join
+/// visits keys in its dense order. The choice is made at compile time, so
+/// the compiler builds one loop (the one written by hand over this
+/// source's keys) where a join that picks its driver when it starts holds
+/// one loop per required source. Only a required source can drive
+/// (`Driver(Maybe(..))` does not compile); if several sources are
+/// `Driver`s, the first listed drives.
+///
+/// ```
+/// use idtable::{join, Driver, SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Burning { pub dps: i32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+/// let [a, b, c] = [10, 20, 30].map(|hp| units.insert(Unit { hp }));
+/// burning.insert(c, Burning { dps: 3 });
+/// burning.insert(a, Burning { dps: 1 });
+///
+/// // `burning` drives: its dense order (c, then a), one loop compiled.
+/// let mut seen = Vec::new();
+/// for (id, (unit, fire)) in join((&mut units, Driver(&burning))) {
+///     *unit.hp -= *fire.dps;
+///     seen.push(id);
+/// }
+/// assert_eq!(seen, [c, a]);
+/// // `units` drives though it is the larger: the table's order.
+/// let order: Vec<_> = join((Driver(&units), &burning)).into_iter().map(|(id, _)| id).collect();
+/// assert_eq!(order, [a, c]);
+/// # let _ = b;
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Driver<S: IntoSource<Source: Drivable>>(pub S);
+
 /// Type-level yes and no, for "does this join have a required source".
 /// See [`Sources`]'s example.
 pub mod flag {
@@ -199,6 +246,7 @@ mod sealed {
     impl<K: crate::id::Id> Sealed for &crate::data::DataMap<K> {}
     impl<S: Sealed> Sealed for super::Maybe<S> {}
     impl<S: Sealed> Sealed for super::Without<S> {}
+    impl<S: super::IntoSource<Source: super::Drivable>> Sealed for super::Driver<S> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
 }
@@ -242,6 +290,10 @@ pub trait Source: sealed::Sealed {
     ///
     /// See [`Sources`]'s example.
     const ORDER: u8;
+    /// Whether this source was chosen as the driver ([`Driver`]).
+    ///
+    /// See [`Sources`]'s example.
+    const DRIVES: bool = false;
 
     /// The number of keys, for a required source (the join is driven by
     /// the smallest); `None` for an optional or excluded one.
@@ -353,6 +405,17 @@ impl<'a, C: Container> IntoSource for &'a mut C {
 /// mutable rows.
 macro_rules! container_source {
     ($name:ident, $view:ident, |$self:ident, $dense:ident| $fetch:expr) => {
+        /// A source is what it becomes (so it can be a [`Driver`]).
+        impl<'a, X: RowIndex, T: Record + 'a> IntoSource for $name<'a, X, T> {
+            type Key = KeyOf<X>;
+            type Source = Self;
+            #[inline(always)]
+            fn into_source(self) -> Self {
+                self
+            }
+        }
+        impl<'a, X: RowIndex, T: Record + 'a> Drivable for $name<'a, X, T> {}
+
         impl<'a, X: RowIndex, T: Record + 'a> Source for $name<'a, X, T> {
             type Key = KeyOf<X>;
             type Item<'b>
@@ -477,6 +540,70 @@ impl<S: IntoSource> IntoSource for Without<S> {
     }
 }
 
+/// A source that can drive a join: a required one (a container, shared or
+/// mutable, or a `&DataMap`), not `Maybe` or `Without`.
+///
+/// See [`Sources`]'s example.
+#[diagnostic::on_unimplemented(
+    message = "only a required source can drive a join",
+    label = "`Maybe(..)` and `Without(..)` cannot be a `Driver`",
+    note = "wrap the table or map itself, e.g. `join((Driver(&burning), Maybe(&poisoned)))`"
+)]
+pub trait Drivable: Source<Required = Yes> + IntoSource<Source = Self> {}
+#[cfg(target_endian = "little")]
+impl<K: Id> Drivable for &DataMap<K> {}
+
+impl<S: IntoSource<Source: Drivable>> IntoSource for Driver<S> {
+    type Key = S::Key;
+    type Source = Driver<S::Source>;
+    #[inline(always)]
+    fn into_source(self) -> Self::Source {
+        Driver(self.0.into_source())
+    }
+}
+
+impl<S: Drivable> Source for Driver<S> {
+    type Key = <S as Source>::Key;
+    type Item<'b>
+        = <S as Source>::Item<'b>
+    where
+        Self: 'b;
+    type Probe = <S as Source>::Probe;
+    type Required = Yes;
+    const ORDER: u8 = S::ORDER;
+    const DRIVES: bool = true;
+
+    #[inline(always)]
+    fn driver_len(&self) -> Option<usize> {
+        self.0.driver_len()
+    }
+    #[inline(always)]
+    unsafe fn key_at(&self, dense: usize) -> <S as Source>::Key {
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { self.0.key_at(dense) }
+    }
+    #[inline(always)]
+    fn at_dense(&self, dense: usize) -> <S as Source>::Probe {
+        self.0.at_dense(dense)
+    }
+    #[inline(always)]
+    fn probe(&self, key: <S as Source>::Key) -> Option<<S as Source>::Probe> {
+        self.0.probe(key)
+    }
+    #[inline(always)]
+    unsafe fn fetch<'b>(
+        &self,
+        key: <S as Source>::Key,
+        probe: <S as Source>::Probe,
+    ) -> Self::Item<'b>
+    where
+        Self: 'b,
+    {
+        // SAFETY: forwarded under the caller's contract.
+        unsafe { self.0.fetch(key, probe) }
+    }
+}
+
 impl<S: Source> Source for Maybe<S> {
     type Key = S::Key;
     type Item<'b>
@@ -555,8 +682,8 @@ pub trait IntoSources {
 /// ```
 /// use idtable::join::flag::{Flag, HasRequired, No, Yes};
 /// use idtable::join::{
-///     Container, Exclusive, IntoSource, IntoSources, Join, JoinIter, Maybe, RemoveAll,
-///     RemoveFrom, Shared, Source, Sources,
+///     Container, Drivable, Driver, Exclusive, IntoSource, IntoSources, Join, JoinIter, Maybe,
+///     RemoveAll, RemoveFrom, Shared, Source, Sources,
 /// };
 /// use idtable::{join, SoaAllocator, SoaMap};
 ///
@@ -602,6 +729,15 @@ pub trait IntoSources {
 /// // SAFETY: a shared source; the probe is `maybe`'s answer for `a`.
 /// assert!(unsafe { maybe.fetch(a, maybe.probe(a).unwrap()) }.is_none());
 ///
+/// // A `Driver` fixes the driver at compile time, whatever the lengths.
+/// fn fixed<S: Sources>(_: &S) -> Option<usize> { S::FIXED_DRIVER }
+/// fn drives<S: Source>(_: &S) -> bool { S::DRIVES }
+/// fn drivable<S: Drivable>(_: &S) {}
+/// let led = (Driver(&units), &burning).into_sources();
+/// assert_eq!((fixed(&led), drives(&led.0), drives(&led.1)), (Some(0), true, false));
+/// assert_eq!(led.driver(), (0, 2)); // `units`, though `burning` is smaller
+/// drivable(&led.1);
+///
 /// // Whether a join has a required source is decided at compile time.
 /// fn driven<F: HasRequired>() {}
 /// driven::<<No as Flag>::Or<Yes>>();
@@ -631,9 +767,15 @@ pub trait Sources {
     ///
     /// See [`Sources`]'s example.
     const LEN: usize;
+    /// The position of the first [`Driver`] source, if any: the driver,
+    /// fixed at compile time.
+    ///
+    /// See [`Sources`]'s example.
+    const FIXED_DRIVER: Option<usize> = None;
 
-    /// The driver: the position in the tuple of the required source with
-    /// the fewest keys (the first on a tie), and its length.
+    /// The driver: the position in the tuple of the first [`Driver`]
+    /// source, or else of the required source with the fewest keys (the
+    /// first on a tie), and its length.
     ///
     /// See [`Sources`]'s example.
     fn driver(&self) -> (usize, usize);
@@ -688,9 +830,30 @@ macro_rules! tuple_sources {
             type Probes = ($first::Probe, $($rest::Probe,)*);
             type Required = tuple_sources!(@or $first $(, $rest)*);
             const LEN: usize = 1 $(+ tuple_sources!(@one $n))*;
+            const FIXED_DRIVER: Option<usize> = {
+                let drives = [$first::DRIVES $(, $rest::DRIVES)*];
+                let mut at = 0;
+                loop {
+                    if at == drives.len() {
+                        break None;
+                    }
+                    if drives[at] {
+                        break Some(at);
+                    }
+                    at += 1;
+                }
+            };
 
             #[inline]
             fn driver(&self) -> (usize, usize) {
+                if let Some(at) = Self::FIXED_DRIVER {
+                    let len = match at {
+                        $($n => self.$n.driver_len(),)*
+                        _ => self.$f.driver_len(),
+                    };
+                    // A `Driver` wraps a required source, which has a length.
+                    return (at, len.unwrap_or(0));
+                }
                 let mut best = (usize::MAX, usize::MAX);
                 for (at, len) in [($f, self.$f.driver_len()) $(, ($n, self.$n.driver_len()))*] {
                     if let Some(len) = len {
@@ -914,8 +1077,12 @@ impl<'a, S: Sources + 'a> Iterator for JoinIter<'a, S> {
     fn next(&mut self) -> Option<Self::Item> {
         // The driver as a constant in each arm, so the probes' "is this the
         // driver" tests fold away; arms past the tuple's length are never
-        // taken and fold away too.
-        match self.driver {
+        // taken and fold away too. A driver fixed by `Driver` leaves one arm.
+        let driver = match S::FIXED_DRIVER {
+            Some(at) => at,
+            None => self.driver,
+        };
+        match driver {
             0 => self.next_driven_by::<0>(),
             1 if S::LEN > 1 => self.next_driven_by::<1>(),
             2 if S::LEN > 2 => self.next_driven_by::<2>(),

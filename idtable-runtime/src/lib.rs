@@ -61,7 +61,7 @@ pub mod table;
 pub use id::{
     Id, Id16_16, Id20_12, Id24_8, Id32, Id32_32, Id64, IdBits, IdLayout, LayoutName, TypedId,
 };
-pub use join::{join, remove_all, Container, Maybe, Without};
+pub use join::{join, remove_all, Container, Driver, Maybe, Without};
 pub use map::SoaMap;
 pub use rows::{RowMut, RowRef, Rows};
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
