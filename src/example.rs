@@ -104,6 +104,12 @@
 //!     pub fn remove(&mut self, id: ParticleId) -> Option<Particle>;
 //!     pub fn contains(&self, id: ParticleId) -> bool;
 //!
+//!     pub fn reserve_id(&self) -> ParticleId;                        // from a shared borrow, lock-free
+//!     pub fn reserve_ids(&self, n: usize) -> table::ReservedIds<'_, ParticleId>;
+//!     pub fn reserved_len(&self) -> usize;
+//!     pub fn insert_reserved(&mut self, id: ParticleId, value: Particle) -> Result<(), Particle>;
+//!     pub fn release_reserved(&mut self, id: ParticleId) -> bool;
+//!
 //!     pub fn get(&self, id: ParticleId) -> Option<ParticleRef<'_>>;
 //!     pub fn get_mut(&mut self, id: ParticleId) -> Option<ParticleMut<'_>>;
 //!     pub fn get_disjoint_mut<const N: usize>(&mut self, ids: [ParticleId; N])
@@ -119,6 +125,8 @@
 //!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, Particle, ParticleId>; // (ParticleId, ParticleMut)
 //!     pub fn drain(&mut self) -> storage::Drain<'_, Particle, ParticleId>;  // (ParticleId, Particle)
 //!     pub fn retain(&mut self, keep: impl FnMut(ParticleId, ParticleMut<'_>) -> bool);
+//!     pub fn extract_if<'a, F: FnMut(ParticleId, ParticleMut<'_>) -> bool + 'a>(&'a mut self, pred: F)
+//!         -> impl Iterator<Item = (ParticleId, Particle)> + 'a; // swap-removes, order not kept
 //!     pub fn remove_many(&mut self, ids: impl IntoIterator<Item = ParticleId>) -> usize;
 //!     pub fn sort_by(&mut self, compare: impl FnMut(ParticleRef<'_>, ParticleRef<'_>) -> Ordering);
 //!     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(ParticleRef<'_>) -> K);
