@@ -191,7 +191,8 @@ impl Map for HashMap<EntityId, BurningRow> {
 /// for this one component and key type with nothing generic in the way.
 /// Dense columns (`dps`, `left`) parallel to `keys` and packed by
 /// swap-remove; a sparse index of one `u32` dense position per slot index
-/// (4 bytes), in pages of 1024 allocated when first written, as the design
+/// (4 bytes), in pages of `PAGE` (1024, or 64 as `SoaMap`'s own pages:
+/// `hand_sparse_64`) allocated when first written, as the design
 /// requires, reached through one flat array of page pointers (`SoaMap`'s
 /// `near` directory, which serves every slot index below 2^24: all of this
 /// benchmark's); an entry found only by its exact key (the key stored at
@@ -203,34 +204,32 @@ impl Map for HashMap<EntityId, BurningRow> {
 /// `d < keys.len()`, the entry of `keys[d].index()` is `d`; every other
 /// entry of an allocated page is `VACANT`.
 #[derive(Clone, Default)]
-pub struct HandSparse {
-    pages: Vec<Option<Box<[u32; HAND_PAGE]>>>,
+pub struct HandSparse<const PAGE: usize = 1024> {
+    pages: Vec<Option<Box<[u32; PAGE]>>>,
     keys: Vec<EntityId>,
     dps: Vec<f32>,
     left: Vec<f32>,
 }
 
-const HAND_PAGE: usize = 1024;
-
-impl HandSparse {
+impl<const PAGE: usize> HandSparse<PAGE> {
     const VACANT: u32 = u32::MAX;
 
     /// The entry of slot index `i`, if its page exists.
     #[inline(always)]
     fn entry(&self, i: usize) -> Option<u32> {
-        let page = self.pages.get(i / HAND_PAGE)?.as_deref()?;
-        Some(page[i % HAND_PAGE])
+        let page = self.pages.get(i / PAGE)?.as_deref()?;
+        Some(page[i % PAGE])
     }
 
     /// The entry of slot index `i`, its page allocated if needed.
     #[inline(always)]
     fn entry_mut(&mut self, i: usize) -> &mut u32 {
-        let p = i / HAND_PAGE;
+        let p = i / PAGE;
         if p >= self.pages.len() {
             self.pages.resize(p + 1, None);
         }
-        let page = self.pages[p].get_or_insert_with(|| Box::new([Self::VACANT; HAND_PAGE]));
-        &mut page[i % HAND_PAGE]
+        let page = self.pages[p].get_or_insert_with(|| Box::new([Self::VACANT; PAGE]));
+        &mut page[i % PAGE]
     }
 
     /// The entry of slot index `i`, whose page exists.
@@ -238,9 +237,9 @@ impl HandSparse {
     fn set_entry(&mut self, i: usize, entry: u32) {
         // SAFETY: only called for slot indices that hold a key, whose page
         // was allocated when the key was inserted.
-        let page = unsafe { self.pages.get_unchecked_mut(i / HAND_PAGE).as_deref_mut() };
+        let page = unsafe { self.pages.get_unchecked_mut(i / PAGE).as_deref_mut() };
         // SAFETY: as above, the page exists.
-        unsafe { page.unwrap_unchecked()[i % HAND_PAGE] = entry };
+        unsafe { page.unwrap_unchecked()[i % PAGE] = entry };
     }
 
     /// The dense position of exactly `key`.
@@ -255,8 +254,12 @@ impl HandSparse {
     }
 }
 
-impl Map for HandSparse {
-    const NAME: &'static str = "hand_sparse";
+impl<const PAGE: usize> Map for HandSparse<PAGE> {
+    const NAME: &'static str = if PAGE == 1024 {
+        "hand_sparse"
+    } else {
+        "hand_sparse_64"
+    };
     type Key = EntityId;
     fn new() -> Self {
         Self::default()
@@ -300,6 +303,9 @@ impl Map for HandSparse {
         sum4_slice(&self.left)
     }
 }
+
+/// Entries per page of [`HandPacked`].
+const HAND_PAGE: usize = 1024;
 
 /// A second hand-written floor, of the entry layout EnTT uses: an entry of
 /// the key's own width (`u64` for `EntityId`) holds the dense position in
@@ -684,6 +690,7 @@ fn main() {
                     $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
                     $bench::<HandSparse>(&mut g, &ci, n, share);
+                    $bench::<HandSparse<64>>(&mut g, &ci, n, share);
                     $bench::<HandPacked>(&mut g, &ci, n, share);
                     g
                 }};
@@ -710,6 +717,7 @@ fn main() {
             bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);
             bench_add_remove::<HandSparse>(&mut g, &idt, n);
+            bench_add_remove::<HandSparse<64>>(&mut g, &idt, n);
             bench_add_remove::<HandPacked>(&mut g, &idt, n);
             g.finish();
         }

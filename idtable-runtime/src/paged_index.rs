@@ -49,14 +49,21 @@ pub(crate) const TABLE_FREE_BYTES: usize = 64 * 1024;
 
 type Page<E> = [E; PAGE_LEN];
 type Pointer<E> = Option<Box<Page<E>>>;
+/// The pages past the table, by page number.
+type FarMap<E> = BTreeMap<usize, Box<Page<E>>>;
 
 /// A map from slot index to an entry `E`, in pages (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct PagedIndex<E> {
     /// `near[n]` is page `n`, for every page number `n < near.len()`.
     near: Vec<Pointer<E>>,
-    /// The pages numbered `near.len()` and above, by page number.
-    far: BTreeMap<usize, Box<Page<E>>>,
+    /// The pages numbered `near.len()` and above, by page number; `None`
+    /// until there is one. Boxed, so the cold lookups of far pages are
+    /// given a pointer loaded from the index, not one into it: the
+    /// compiler then knows they cannot write the index's own fields, and a
+    /// loop of removals keeps them in registers instead of reloading them
+    /// after every write (BENCHMARKS.md, "`SoaMap` against its floors").
+    far: Option<Box<FarMap<E>>>,
     /// Pages allocated, in `near` and `far`.
     pages: usize,
 }
@@ -71,7 +78,7 @@ impl<E> PagedIndex<E> {
     pub(crate) const fn new() -> Self {
         PagedIndex {
             near: Vec::new(),
-            far: BTreeMap::new(),
+            far: None,
             pages: 0,
         }
     }
@@ -89,11 +96,11 @@ impl<E: Entry> PagedIndex<E> {
     }
 
     /// [`raw`](Self::raw) past the table: out of line and cold, so a
-    /// lookup's hot path holds no call.
+    /// lookup's hot path holds no call (nor a test of the far map).
     #[cold]
     #[inline(never)]
     fn far_raw(&self, index: usize) -> Option<E> {
-        Some(self.far.get(&(index >> PAGE_BITS))?[index % PAGE_LEN])
+        Some(self.far.as_deref()?.get(&(index >> PAGE_BITS))?[index % PAGE_LEN])
     }
 
     /// The entry of `index`, if it is not vacant.
@@ -109,16 +116,24 @@ impl<E: Entry> PagedIndex<E> {
         let page = if number < self.near.len() {
             self.near[number].as_deref_mut()?
         } else {
-            self.far_page_mut(index)?
+            far_page_mut(self.far.as_deref_mut()?, index)?
         };
         Some(&mut page[index % PAGE_LEN])
     }
 
-    /// [`raw_mut`](Self::raw_mut)'s page past the table.
-    #[cold]
-    #[inline(never)]
-    fn far_page_mut(&mut self, index: usize) -> Option<&mut Page<E>> {
-        self.far.get_mut(&(index >> PAGE_BITS)).map(|p| &mut **p)
+    /// Writes the entry of `index`, whose page exists (an index that holds
+    /// an entry): unlike [`write`](Self::write), no path of it allocates
+    /// or calls a function given the index.
+    ///
+    /// # Panics
+    ///
+    /// If the page of `index` does not exist.
+    #[inline(always)]
+    pub(crate) fn write_held(&mut self, index: usize, entry: E) {
+        match self.raw_mut(index) {
+            Some(slot) => *slot = entry,
+            None => unreachable!("an index that holds an entry has its page"),
+        }
     }
 
     /// The entry of `index` to write, its page allocated if needed.
@@ -142,7 +157,7 @@ impl<E: Entry> PagedIndex<E> {
         if self.raw(index).is_none() {
             return &mut self.add_page(number)[index % PAGE_LEN];
         }
-        match self.far.get_mut(&number) {
+        match self.far.as_deref_mut().and_then(|far| far.get_mut(&number)) {
             Some(page) => &mut page[index % PAGE_LEN],
             None => unreachable!("a page past the table is in the far map"),
         }
@@ -176,7 +191,9 @@ impl<E: Entry> PagedIndex<E> {
         let limit = Self::table_limit(self.pages);
         // The table's new end: past this page and the far pages below the
         // limit, if any.
-        let far_end = self.far.range(..limit).next_back().map(|(&n, _)| n + 1);
+        let far_end = (self.far.as_deref())
+            .and_then(|far| far.range(..limit).next_back())
+            .map(|(&n, _)| n + 1);
         let page_end = (number < limit).then_some(number + 1);
         let end = far_end.max(page_end).unwrap_or(0);
         if end > self.near.len() {
@@ -185,7 +202,9 @@ impl<E: Entry> PagedIndex<E> {
         if number < self.near.len() {
             self.near[number].insert(page)
         } else {
-            self.far.entry(number).or_insert(page)
+            (self.far.get_or_insert_with(Box::default))
+                .entry(number)
+                .or_insert(page)
         }
     }
 
@@ -199,8 +218,11 @@ impl<E: Entry> PagedIndex<E> {
             self.near.reserve_exact(capacity - self.near.len());
         }
         self.near.resize_with(len, || None);
-        let above = self.far.split_off(&len);
-        for (number, page) in core::mem::replace(&mut self.far, above) {
+        let Some(far) = self.far.as_deref_mut() else {
+            return;
+        };
+        let above = far.split_off(&len);
+        for (number, page) in core::mem::replace(far, above) {
             self.near[number] = Some(page);
         }
     }
@@ -212,9 +234,8 @@ impl<E: Entry> PagedIndex<E> {
             .iter()
             .enumerate()
             .filter_map(|(number, page)| Some((number << PAGE_BITS, page.as_deref()?)));
-        let far = self
-            .far
-            .iter()
+        let far = (self.far.iter())
+            .flat_map(|far| far.iter())
             .map(|(&number, page)| (number << PAGE_BITS, &**page));
         near.chain(far)
     }
@@ -240,13 +261,17 @@ impl<E: Entry> PagedIndex<E> {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.pages * size_of::<Page<E>>()
             + self.near.capacity() * size_of::<Pointer<E>>()
-            + self.far.len() * (size_of::<usize>() + size_of::<Box<Page<E>>>())
+            + self.far.as_ref().map_or(0, |far| {
+                size_of::<FarMap<E>>()
+                    + far.len() * (size_of::<usize>() + size_of::<Box<Page<E>>>())
+            })
     }
 
     /// Makes every entry vacant; the pages stay allocated.
     pub(crate) fn vacate_all(&mut self) {
         let near = self.near.iter_mut().filter_map(|p| p.as_deref_mut());
-        for page in near.chain(self.far.values_mut().map(|p| &mut **p)) {
+        let far = (self.far.iter_mut()).flat_map(|far| far.values_mut().map(|p| &mut **p));
+        for page in near.chain(far) {
             page.fill(E::VACANT);
         }
     }
@@ -260,8 +285,13 @@ impl<E: Entry> PagedIndex<E> {
                 *slot = None;
             }
         }
-        self.far.retain(|_, page| held(page));
-        self.pages = self.near.iter().filter(|p| p.is_some()).count() + self.far.len();
+        if let Some(far) = self.far.as_deref_mut() {
+            far.retain(|_, page| held(page));
+        }
+        if self.far_len() == 0 {
+            self.far = None;
+        }
+        self.pages = self.near.iter().filter(|p| p.is_some()).count() + self.far_len();
         let used = self
             .near
             .iter()
@@ -273,11 +303,16 @@ impl<E: Entry> PagedIndex<E> {
         if self.near.len() > limit {
             for (number, slot) in self.near.drain(limit..).enumerate() {
                 if let Some(page) = slot {
-                    self.far.insert(limit + number, page);
+                    (self.far.get_or_insert_with(Box::default)).insert(limit + number, page);
                 }
             }
         }
         self.near.shrink_to_fit();
+    }
+
+    /// Pages past the table.
+    fn far_len(&self) -> usize {
+        self.far.as_ref().map_or(0, |far| far.len())
     }
 
     /// Checks the layout invariant of the module docs.
@@ -287,8 +322,8 @@ impl<E: Entry> PagedIndex<E> {
     /// If it does not hold.
     pub(crate) fn check_layout(&self) {
         let near = self.near.iter().filter(|p| p.is_some()).count();
-        assert_eq!(near + self.far.len(), self.pages, "pages miscounted");
-        if let Some((&first, _)) = self.far.first_key_value() {
+        assert_eq!(near + self.far_len(), self.pages, "pages miscounted");
+        if let Some((&first, _)) = self.far.as_deref().and_then(BTreeMap::first_key_value) {
             assert!(first >= self.near.len(), "a far page the table covers");
         }
         assert!(
@@ -296,6 +331,14 @@ impl<E: Entry> PagedIndex<E> {
             "a table longer than its pages pay for"
         );
     }
+}
+
+/// [`PagedIndex::raw_mut`]'s page past the table: out of line and cold,
+/// and given the far map (see the `far` field), not the index.
+#[cold]
+#[inline(never)]
+fn far_page_mut<E>(far: &mut FarMap<E>, index: usize) -> Option<&mut Page<E>> {
+    far.get_mut(&(index >> PAGE_BITS)).map(|p| &mut **p)
 }
 
 #[cfg(test)]
@@ -344,7 +387,7 @@ mod tests {
         for i in (0..n).step_by(7) {
             index.write(i, i as u32);
         }
-        assert!(index.far.is_empty());
+        assert!((index.far_len() == 0));
         assert_eq!(index.page_count(), n / PAGE_LEN);
         assert_eq!(index.get(7 * 100), Some(700));
         index.check_layout();
@@ -374,13 +417,13 @@ mod tests {
         let start = 2 * TABLE_FREE_BYTES / size_of::<Pointer<u32>>();
         let count = if cfg!(miri) { 10 } else { start };
         index.write(start * PAGE_LEN, 0);
-        assert_eq!(index.far.len(), 1);
+        assert_eq!(index.far_len(), 1);
         for p in 1..count {
             index.write((start + p) * PAGE_LEN + 1, p as u32);
             index.check_layout();
         }
         if !cfg!(miri) {
-            assert!(index.far.is_empty(), "{} far pages", index.far.len());
+            assert!((index.far_len() == 0), "{} far pages", index.far_len());
         }
         for p in 1..count {
             assert_eq!(index.get((start + p) * PAGE_LEN + 1), Some(p as u32));

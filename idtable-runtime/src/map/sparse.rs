@@ -124,7 +124,9 @@ impl<K: Id> SparseSet<K> {
         *entry = VACANT;
         self.keys.swap_remove(d);
         if let Some(&moved) = self.keys.get(d) {
-            self.index.write(moved.index(), d as u32);
+            // A held key's page exists: no path here allocates, so the
+            // removal holds no call that could write the map's fields.
+            self.index.write_held(moved.index(), d as u32);
         }
         Some(d)
     }
