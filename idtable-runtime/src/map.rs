@@ -330,9 +330,11 @@ impl<K: Id, T: Record> Extend<(K, T)> for SoaMap<K, T> {
     fn extend<It: IntoIterator<Item = (K, T)>>(&mut self, iter: It) {
         let iter = iter.into_iter();
         self.reserve(iter.size_hint().0);
-        for (key, value) in iter {
+        // `for_each`, as in `SoaStorage::extend`: each pair goes straight to
+        // `insert` instead of through `next()`'s `Option`.
+        iter.for_each(|(key, value)| {
             self.insert(key, value);
-        }
+        });
     }
 }
 
