@@ -414,6 +414,12 @@ mod tests {
         assert_eq!(wide.remove(Id64::<48>::new(far, 1).unwrap()), Some(0));
         assert_eq!(wide.find(Id64::<48>::new(7, 1).unwrap()), Some(0));
         wide.check_invariants();
+        // A far key moved into the gap of a removed near one: its entry is
+        // rewritten in its far page.
+        assert_eq!(wide.push(Id64::<48>::new(far, 2).unwrap()), 1);
+        assert_eq!(wide.remove(Id64::<48>::new(7, 1).unwrap()), Some(0));
+        assert_eq!(wide.find(Id64::<48>::new(far, 2).unwrap()), Some(0));
+        wide.check_invariants();
     }
 
     #[test]
