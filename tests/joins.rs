@@ -547,4 +547,24 @@ fn par_iter_visits_each_key_of_the_sequential_join_once() {
             assert_eq!(burning.get(id).map(|b| *b.dps), Some(expected));
         }
     }
+
+    // With a `Driver`, the split range is that source's: the table's order
+    // here, though `burning` is the smaller.
+    assert!(burning.len() < units.len());
+    let sequential: Vec<SoldierId> = join((Driver(&units), &burning, Without(&frozen)))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let parallel: Vec<SoldierId> = join((Driver(&mut units), &burning, Without(&frozen)))
+        .par_iter()
+        .map(|(id, (unit, _, ()))| {
+            *unit.hp += 10;
+            id
+        })
+        .collect();
+    assert_eq!(parallel, sequential);
+    let order: Vec<SoldierId> = (units.ids().iter().copied())
+        .filter(|&id| burning.contains_key(id) && !frozen.contains_key(id))
+        .collect();
+    assert_eq!(parallel, order);
 }

@@ -272,26 +272,28 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// ```
     #[inline]
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
-        match self.rows.index.slot(key) {
-            Slot::Vacant => {
-                // Room for the key first, then the row (which may grow the
-                // columns): if either panics, nothing has changed. Only
-                // then the key, which cannot fail. Row before key, as in
-                // `SoaStorage::insert` (the faster order there).
-                self.rows.index.reserve_one();
+        // One walk to the key's entry decides and, if vacant, holds it.
+        match self.rows.index.vacancy(key) {
+            Ok(vacant) => {
+                // Room for the key first (and its page), then the row (which
+                // may grow the columns): if either panics, nothing has
+                // changed but a page allocated. Only then the key, which
+                // cannot fail. Row before key, as in `SoaStorage::insert`
+                // (the faster order there).
                 self.rows.columns.push(into_values(value));
-                self.rows.index.push_reserved(key);
+                vacant.fill();
                 Ok(None)
             }
-            Slot::Same(d) => Ok(Some(self.replace_row(d, value))),
-            Slot::Stale(d) => {
+            Err(Slot::Same(d)) => Ok(Some(self.replace_row(d, value))),
+            Err(Slot::Stale(d)) => {
                 let stale = self.replace_row(d, value);
                 self.rows.index.replace(d, key);
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 Ok(None)
             }
-            Slot::Newer(_) => Err(value),
+            Err(Slot::Newer(_)) => Err(value),
+            Err(Slot::Vacant) => unreachable!("a vacant slot index is `Ok`"),
         }
     }
 

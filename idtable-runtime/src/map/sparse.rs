@@ -36,7 +36,9 @@ type SparseIndex = PagedIndex<u32>;
 /// Where a key stands against the key stored at its slot index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
-    /// No key at its slot index.
+    /// No key at its slot index (from [`SparseSet::slot`], which loading
+    /// uses; an insert asks [`SparseSet::vacancy`]).
+    #[cfg_attr(not(any(test, feature = "serde")), allow(dead_code))]
     Vacant,
     /// This exact key, at this dense position.
     Same(usize),
@@ -44,6 +46,40 @@ pub(crate) enum Slot {
     Stale(usize),
     /// A newer key of the same slot index: this key is stale itself.
     Newer(usize),
+}
+
+/// `key` against `stored`, the key at dense position `d` of its slot index.
+#[inline(always)]
+fn classify<K: Id>(stored: K, key: K, d: usize) -> Slot {
+    let (have, want) = (stored.generation().to_u64(), key.generation().to_u64());
+    if stored == key {
+        Slot::Same(d)
+    } else if want > have {
+        Slot::Stale(d)
+    } else {
+        // Same slot index, another key: the generations differ.
+        Slot::Newer(d)
+    }
+}
+
+/// A vacant slot index ready for its key, from [`SparseSet::vacancy`]:
+/// the entry to point at the key and room for the key.
+pub(crate) struct Vacant<'a, K> {
+    entry: &'a mut u32,
+    keys: &'a mut Vec<K>,
+    key: K,
+}
+
+impl<K: Id> Vacant<'_, K> {
+    /// Appends the key; returns its dense position. Nothing in it can fail.
+    #[inline(always)]
+    pub(crate) fn fill(self) -> usize {
+        let d = self.keys.len();
+        debug_assert!(d < MAX_LEN && self.keys.capacity() > d);
+        *self.entry = d as u32;
+        self.keys.push(self.key);
+        d
+    }
 }
 
 /// The dense keys of a sparse set and the paged index that finds them: the
@@ -132,21 +168,43 @@ impl<K: Id> SparseSet<K> {
     }
 
     /// How `key` relates to what is stored at its slot index.
+    #[cfg(any(test, feature = "serde"))]
     #[inline]
     pub(crate) fn slot(&self, key: K) -> Slot {
         let Some(d) = self.index.get(key.index()) else {
             return Slot::Vacant;
         };
         let d = d as usize;
-        let stored = self.keys[d];
-        let (have, want) = (stored.generation().to_u64(), key.generation().to_u64());
-        if stored == key {
-            Slot::Same(d)
-        } else if want > have {
-            Slot::Stale(d)
-        } else {
-            // Same slot index, another key: the generations differ.
-            Slot::Newer(d)
+        classify(self.keys[d], key, d)
+    }
+
+    /// [`slot`](Self::slot), walking to `key`'s entry once for an insert:
+    /// where the slot index is vacant, its entry (the page allocated) and
+    /// room for one more key, so that [`Vacant::fill`] cannot fail; else
+    /// the slot (never [`Slot::Vacant`]).
+    ///
+    /// # Panics
+    ///
+    /// If the slot index is vacant and the set already holds [`MAX_LEN`]
+    /// keys (nothing changes but a page allocated).
+    #[inline(always)]
+    pub(crate) fn vacancy(&mut self, key: K) -> Result<Vacant<'_, K>, Slot> {
+        let entry = self.index.entry(key.index());
+        let d = *entry as usize;
+        // A vacant entry is past every key, as in `find`.
+        match self.keys.get(d) {
+            Some(&stored) => Err(classify(stored, key, d)),
+            None => {
+                if self.keys.len() >= MAX_LEN {
+                    too_many();
+                }
+                self.keys.reserve(1);
+                Ok(Vacant {
+                    entry,
+                    keys: &mut self.keys,
+                    key,
+                })
+            }
         }
     }
 
@@ -167,6 +225,7 @@ impl<K: Id> SparseSet<K> {
     /// # Panics
     ///
     /// If the set already holds [`MAX_LEN`] keys (nothing changes).
+    #[cfg(any(test, feature = "serde"))]
     #[inline(always)]
     pub(crate) fn reserve_one(&mut self) {
         if self.keys.len() >= MAX_LEN {
@@ -178,6 +237,7 @@ impl<K: Id> SparseSet<K> {
     /// Appends `key`, whose slot index holds no key, after a
     /// [`reserve_one`](Self::reserve_one); returns its position. Nothing in
     /// it can fail.
+    #[cfg(any(test, feature = "serde"))]
     #[inline(always)]
     pub(crate) fn push_reserved(&mut self, key: K) -> usize {
         let d = self.keys.len();
