@@ -568,3 +568,45 @@ fn par_iter_visits_each_key_of_the_sequential_join_once() {
         .collect();
     assert_eq!(parallel, order);
 }
+
+/// A map whose keys reach past its page table (slot indices far apart) is
+/// probed through its far pages; a map without any is probed through its
+/// table alone, and a far key finds nothing there.
+#[test]
+fn joins_probe_keys_past_a_maps_page_table() {
+    use idtable::TypedId;
+
+    #[derive(SoaAllocator)]
+    #[soa(id = idtable::Id32_32)]
+    pub struct Ship {
+        pub hull: i32,
+    }
+
+    let id = |index| ShipId::from_layout(idtable::Id32_32::new(index, 1).unwrap());
+    let (near, far) = (id(5), id(1 << 30));
+    let mut a: SoaMap<ShipId, Burn> = SoaMap::new();
+    let mut b: SoaMap<ShipId, Poison> = SoaMap::new();
+    for k in [near, far] {
+        a.insert(k, Burn { dps: 1 });
+        b.insert(k, Poison { n: 2 });
+    }
+    // `a` drives (the first on a tie), `b` is probed, for `far` in its far page.
+    let got: Vec<ShipId> = join((&a, &b)).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(got, [near, far]);
+    for (_, (fire, poison)) in join((&mut a, Driver(&mut b))) {
+        *fire.dps += *poison.n;
+    }
+    assert_eq!(
+        (a.get(near).map(|f| *f.dps), a.get(far).map(|f| *f.dps)),
+        (Some(3), Some(3))
+    );
+
+    let mut c: SoaMap<ShipId, Frozen> = SoaMap::new();
+    c.insert(near, Frozen { t: 0 });
+    let got: Vec<ShipId> = join((Driver(&a), &c)).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(got, [near]);
+    let got: Vec<ShipId> = (join((Driver(&a), Without(&c))).into_iter())
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(got, [far]);
+}

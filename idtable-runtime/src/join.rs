@@ -77,13 +77,12 @@
 //! answers only to the exact id it was stored with.
 //!
 //! A join that picks its driver when it starts is compiled with one loop
-//! per required source that could drive, as the loop written by hand with
-//! the same choice would be; in one function the loops share registers,
-//! and the one that runs can be slower than a lone loop. Where you know
-//! which source is smaller, name it: [`Driver(source)`](Driver) fixes the
-//! driver at compile time, and the compiler builds the one loop written by
-//! hand over its keys. BENCHMARKS.md ("Joins against the loop written by
-//! hand") has the figures.
+//! per required source that could drive. Where you know which source is
+//! the smaller, name it: [`Driver(source)`](Driver) fixes the driver at
+//! compile time, and the compiler builds only the loop written by hand
+//! over its keys (less code; the same speed or a little better).
+//! BENCHMARKS.md ("Joins against the loop written by hand") has the
+//! figures.
 
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -165,7 +164,7 @@ pub struct Without<S>(pub S);
 /// visits keys in its dense order. The choice is made at compile time, so
 /// the compiler builds one loop (the one written by hand over this
 /// source's keys) where a join that picks its driver when it starts holds
-/// one loop per required source. Only a required source can drive
+/// one loop per required source that could drive. Only a required source can drive
 /// (`Driver(Maybe(..))` does not compile); if several sources are
 /// `Driver`s, the first listed drives.
 ///
@@ -359,6 +358,9 @@ unsafe fn relife<T, U>(item: T) -> U {
 pub struct Shared<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
+    /// The index's `near_only()` when the join was made (its keys cannot
+    /// change while the join borrows it).
+    near_only: bool,
     rows: RowsRef<'a, T::Tree>,
 }
 
@@ -369,6 +371,8 @@ pub struct Shared<'a, X: RowIndex, T: Record> {
 pub struct Exclusive<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
+    /// As [`Shared`]'s.
+    near_only: bool,
     rows: RowsMut<'a, T::Tree>,
 }
 
@@ -381,6 +385,7 @@ impl<'a, C: Container> IntoSource for &'a C {
         Shared {
             keys: rows.index.keys(),
             index: &rows.index,
+            near_only: rows.index.near_only(),
             rows: rows.columns.rows_ref(),
         }
     }
@@ -396,6 +401,7 @@ impl<'a, C: Container> IntoSource for &'a mut C {
         Exclusive {
             keys: index.keys(),
             index,
+            near_only: index.near_only(),
             rows: columns.rows_mut(),
         }
     }
@@ -443,7 +449,16 @@ macro_rules! container_source {
             }
             #[inline(always)]
             fn probe(&self, key: Self::Key) -> Option<usize> {
-                self.index.find(key)
+                // A test of a value the source holds, so the compiler can
+                // build the join's loop once without the index's cold call:
+                // a call in the loop would take registers from every loop
+                // of the join (BENCHMARKS.md, "Joins against the loop
+                // written by hand").
+                if self.near_only {
+                    self.index.find_near(key)
+                } else {
+                    self.index.find(key)
+                }
             }
             #[inline(always)]
             unsafe fn fetch<'b>(&$self, _key: Self::Key, $dense: usize) -> T::$view<'b>

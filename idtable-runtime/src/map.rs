@@ -131,6 +131,16 @@ impl<K: Id> sealed::Index for SparseSet<K> {
         SparseSet::find(self, key)
     }
 
+    #[inline(always)]
+    fn near_only(&self) -> bool {
+        SparseSet::near_only(self)
+    }
+
+    #[inline(always)]
+    fn find_near(&self, key: K) -> Option<usize> {
+        SparseSet::find_near(self, key)
+    }
+
     #[inline]
     fn swap_dense(&mut self, a: usize, b: usize) {
         self.swap(a, b);

@@ -95,6 +95,20 @@ impl<E: Entry> PagedIndex<E> {
         }
     }
 
+    /// [`raw`](Self::raw) for an index in the table's range; `None` past
+    /// it (where [`raw`](Self::raw) would look in the far map).
+    #[inline(always)]
+    pub(crate) fn raw_near(&self, index: usize) -> Option<E> {
+        Some(self.near.get(index >> PAGE_BITS)?.as_deref()?[index % PAGE_LEN])
+    }
+
+    /// Whether no page is past the table (so [`raw_near`](Self::raw_near)
+    /// answers as [`raw`](Self::raw)).
+    #[inline]
+    pub(crate) fn near_only(&self) -> bool {
+        self.far_len() == 0
+    }
+
     /// [`raw`](Self::raw) past the table: out of line and cold, so a
     /// lookup's hot path holds no call (nor a test of the far map).
     #[cold]

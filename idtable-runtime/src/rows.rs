@@ -91,6 +91,18 @@ pub(crate) mod sealed {
         fn locate(&self, key: Self::Key) -> Option<usize> {
             self.find(key)
         }
+        /// Whether every key is found without a call (no cold path, such
+        /// as a `SoaMap`'s pages past its page table): a join asks once,
+        /// and while it holds the index probes with `find_near`.
+        #[inline(always)]
+        fn near_only(&self) -> bool {
+            true
+        }
+        /// `find` for an index whose `near_only()` holds.
+        #[inline(always)]
+        fn find_near(&self, key: Self::Key) -> Option<usize> {
+            self.find(key)
+        }
         /// Swaps the keys of dense positions `a` and `b` (both in bounds).
         fn swap_dense(&mut self, a: usize, b: usize);
         /// Removes the last row's key.

@@ -145,6 +145,21 @@ impl<K: Id> SparseSet<K> {
         (*self.keys.get(d)? == key).then_some(d)
     }
 
+    /// Whether every page is in the page table (none past it), so that
+    /// [`find_near`](Self::find_near) finds every key.
+    #[inline(always)]
+    pub(crate) fn near_only(&self) -> bool {
+        self.index.near_only()
+    }
+
+    /// [`find`](Self::find) through the page table alone: the same answer
+    /// while [`near_only`](Self::near_only) holds, with no call on any path.
+    #[inline(always)]
+    pub(crate) fn find_near(&self, key: K) -> Option<usize> {
+        let d = self.index.raw_near(key.index())? as usize;
+        (*self.keys.get(d)? == key).then_some(d)
+    }
+
     /// Removes exactly `key` and returns the dense position it had, the
     /// last key moving into its place; `None` (and nothing changes) unless
     /// the set holds `key`. Reads `key`'s entry once: the lookup of
