@@ -783,7 +783,8 @@ pub trait Sources {
     /// See [`Sources`]'s example.
     const LEN: usize;
     /// The position of the first [`Driver`] source, if any: the driver,
-    /// fixed at compile time.
+    /// fixed at compile time. When it is `Some`, [`driver`](Sources::driver)
+    /// answers it (iterating a join panics otherwise).
     ///
     /// See [`Sources`]'s example.
     const FIXED_DRIVER: Option<usize> = None;
@@ -1063,6 +1064,11 @@ impl<'a, S: Sources + 'a> IntoIterator for Join<'a, S> {
     #[inline]
     fn into_iter(self) -> JoinIter<'a, S> {
         let (driver, len) = self.sources.driver();
+        // `next` takes a fixed driver as a constant: it must be the driver
+        // `len` belongs to (so for every tuple; the test folds away).
+        if let Some(at) = S::FIXED_DRIVER {
+            assert_eq!(at, driver, "`Sources::driver` must answer `FIXED_DRIVER`");
+        }
         JoinIter {
             sources: self.sources,
             driver,
