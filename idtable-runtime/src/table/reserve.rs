@@ -72,6 +72,16 @@ impl Plan {
     }
 }
 
+/// How a reservation waits for its row ([`IdTable::waiting`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// Settled: its slot is marked and holds its generation, vacant.
+    Settled,
+    /// The only claim pending, of a fresh index: its slot does not exist
+    /// yet.
+    SoleFresh,
+}
+
 impl<I: Id> IdTable<I> {
     /// The sequence the reservations claim from, for the table as frozen
     /// at the last exclusive access and a queue of `len` slots.
@@ -195,12 +205,13 @@ impl<I: Id> IdTable<I> {
             self.mark_reserved(s, true);
         }
         // The claimed fresh indices become slots of generation 1.
-        for _ in 0..fresh {
-            self.slots.push(Self::pack(1, Self::MASK));
+        if fresh > 0 {
+            let first = self.slots.len();
+            self.slots.resize(first + fresh, Self::pack(1, Self::MASK));
             if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
                 self.grow_links();
             }
-            self.mark_reserved(self.slots.len() - 1, true);
+            self.mark_fresh_reserved(first..first + fresh);
         }
         self.reserved.count += queued + fresh;
     }
@@ -214,6 +225,7 @@ impl<I: Id> IdTable<I> {
         self.try_insert()
     }
 
+    #[inline]
     fn mark_reserved(&mut self, s: usize, on: bool) {
         let bits = &mut self.reserved.bits;
         let word = s / 64;
@@ -227,6 +239,23 @@ impl<I: Id> IdTable<I> {
             bits[word] |= 1 << (s % 64);
         } else {
             bits[word] &= !(1 << (s % 64));
+        }
+    }
+
+    /// Marks the slots of `range` reserved, a word at a time.
+    fn mark_fresh_reserved(&mut self, range: core::ops::Range<usize>) {
+        let bits = &mut self.reserved.bits;
+        let words = range.end.div_ceil(64);
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        let mut s = range.start;
+        while s < range.end {
+            let word = s / 64;
+            let low = s % 64;
+            let high = (range.end - word * 64).min(64);
+            bits[word] |= (u64::MAX >> (64 - (high - low))) << low;
+            s = word * 64 + high;
         }
     }
 
@@ -269,26 +298,62 @@ impl<I: Id> IdTable<I> {
         self.reserved.count + queued + fresh
     }
 
-    /// Whether `id` is a reservation of this table still waiting for its
-    /// row (settling the pending ones first).
-    #[inline]
-    pub(crate) fn is_waiting(&mut self, id: I) -> bool {
-        self.settle_reservations();
-        id.index() < self.slots.len() && self.holds_reservation(id)
+    /// How `id` waits for its row, if it is a reservation of this table
+    /// still waiting: settled ([`Waiting::Settled`]), or the one claim
+    /// pending, a fresh index ([`Waiting::SoleFresh`], which filling makes
+    /// live without settling first). Other pending claims are settled here.
+    #[inline(always)]
+    pub(crate) fn waiting(&mut self, id: I) -> Option<Waiting> {
+        if *self.free.len.get_mut() & PENDING != 0 {
+            if self.is_sole_fresh_claim(id) {
+                return Some(Waiting::SoleFresh);
+            }
+            self.settle_pending();
+        }
+        (id.index() < self.slots.len() && self.holds_reservation(id)).then_some(Waiting::Settled)
     }
 
-    /// Makes the waiting reservation `id` live ([`is_waiting`] said so, and
-    /// nothing ran since), appended to the dense order.
-    ///
-    /// [`is_waiting`]: Self::is_waiting
+    /// Whether the pending claims are one, of a fresh index, and `id` is
+    /// its id: the slot past the table's end, generation 1. The slots are
+    /// as the claim saw them (no exclusive access settled since), so the
+    /// claimed index is the slot count.
     #[inline]
-    pub(crate) fn fill_waiting(&mut self, id: I) -> usize {
-        debug_assert!(self.is_waiting(id));
+    fn is_sole_fresh_claim(&mut self, id: I) -> bool {
+        *self.reserved.claims.get_mut() == 1
+            && id.index() == self.slots.len()
+            && id.index() <= I::MAX_INDEX
+            && id.generation().to_u64() == 1
+            && Self::reusable_of(*self.reserved.plan_len.get_mut(), self.config) == 0
+    }
+
+    /// Makes the waiting reservation `id` live ([`waiting`] said how it
+    /// waits, and nothing ran since), appended to the dense order.
+    ///
+    /// [`waiting`]: Self::waiting
+    #[inline(always)]
+    pub(crate) fn fill_waiting(&mut self, id: I, how: Waiting) -> usize {
         let dense = self.ids.len();
+        match how {
+            Waiting::Settled => {
+                debug_assert!(self.holds_reservation(id));
+                self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
+                self.mark_reserved(id.index(), false);
+                self.reserved.count -= 1;
+            }
+            Waiting::SoleFresh => {
+                // What settling then filling would leave: no claim pending,
+                // the queue as it is, one more slot, live.
+                debug_assert!(self.is_sole_fresh_claim(id));
+                *self.reserved.claims.get_mut() = 0;
+                *self.reserved.cursor.get_mut() = UNSET;
+                *self.free.len.get_mut() &= !PENDING;
+                self.slots.push(Self::pack(1, dense as u64));
+                if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
+                    self.grow_links();
+                }
+            }
+        }
         self.ids.push(id);
-        self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
-        self.mark_reserved(id.index(), false);
-        self.reserved.count -= 1;
         dense
     }
 
@@ -308,11 +373,8 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert_reserved(id), None); // filled already
     /// ```
     pub fn insert_reserved(&mut self, id: I) -> Option<usize> {
-        if self.is_waiting(id) {
-            Some(self.fill_waiting(id))
-        } else {
-            None
-        }
+        let how = self.waiting(id)?;
+        Some(self.fill_waiting(id, how))
     }
 
     /// Gives back a reservation that will not be filled: its slot returns
@@ -567,6 +629,7 @@ pub struct ReservedIds<'a, I: Id> {
 impl<I: Id> Iterator for ReservedIds<'_, I> {
     type Item = I;
 
+    #[inline]
     fn next(&mut self) -> Option<I> {
         if self.queued > 0 {
             let s = self.next_queued;
@@ -641,6 +704,57 @@ mod tests {
             assert_eq!(t.ids()[4..], reserved[..]);
             t.check_invariants();
         }
+    }
+
+    /// Reserving then filling one id at a time (the fill makes the fresh
+    /// slot itself, without settling) leaves the table that inserting
+    /// leaves, removals and `min_free` included, across the line where the
+    /// free list's links leave the slots.
+    #[test]
+    fn reserve_then_fill_one_at_a_time_is_an_insert() {
+        for min_free in [0, 1, 3] {
+            let mut t = IdTable::<Id32<6>>::with_config(config(min_free, OnExhausted::Retire));
+            let mut expect = t.clone();
+            for round in 0..200usize {
+                let id = t.reserve_id();
+                let (want, dense) = expect.insert();
+                assert_eq!(id, want, "min_free {min_free}, round {round}");
+                assert_eq!(t.insert_reserved(id), Some(dense));
+                assert_eq!(t.insert_reserved(id), None);
+                // Up to 45 live (past the line at 31 slots), then churn.
+                if round % 3 == 2 || t.len() > 45 {
+                    let gone = t.ids()[round % t.len()];
+                    assert_eq!(t.remove(gone), expect.remove(gone));
+                    assert!(!t.contains(gone));
+                }
+                t.check_invariants();
+                assert_eq!(t.reserved_len(), 0);
+                assert!(t == expect, "min_free {min_free}, round {round}");
+            }
+        }
+    }
+
+    /// A batch of fresh reservations settled at once marks its slots a
+    /// word at a time: every one fills once, whatever word it falls in.
+    #[test]
+    fn a_settled_batch_fills_each_id_once() {
+        let mut t = IdTable::<Id32_32>::new();
+        for _ in 0..61 {
+            t.insert();
+        }
+        let ids: Vec<_> = t.reserve_ids(150).collect();
+        assert_eq!(ids[0].index(), 61);
+        for &id in ids.iter().step_by(7) {
+            assert!(t.release_reserved(id));
+        }
+        t.check_invariants();
+        for (i, &id) in ids.iter().enumerate().rev() {
+            let filled = t.insert_reserved(id).is_some();
+            assert_eq!(filled, i % 7 != 0, "{id:?}");
+        }
+        assert_eq!(t.reserved_len(), 0);
+        assert_eq!(t.len(), 61 + 150 - 150usize.div_ceil(7));
+        t.check_invariants();
     }
 
     #[test]
