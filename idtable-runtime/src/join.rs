@@ -248,6 +248,11 @@ mod sealed {
     impl<S: super::IntoSource<Source: super::Drivable>> Sealed for super::Driver<S> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
+
+    /// Only tuples are [`IntoSources`](super::IntoSources) and
+    /// [`Sources`](super::Sources): a join trusts what they answer (its
+    /// driver, the keys at its dense positions).
+    pub trait Tuple {}
 }
 
 /// What a join is given: `&` or `&mut` of a [`Container`], a `&DataMap`,
@@ -675,10 +680,11 @@ impl<S: Source> Source for Without<S> {
 }
 
 /// A tuple of [`IntoSource`]s, all keyed by one id type: what [`join`]
-/// takes. Implemented for tuples of 1 to 8; see the [module docs](self).
+/// takes. Implemented for tuples of 1 to 8 (the trait is sealed); see the
+/// [module docs](self).
 ///
 /// See [`Sources`]'s example.
-pub trait IntoSources {
+pub trait IntoSources: sealed::Tuple {
     /// The id type every source is keyed by.
     type Key: Id;
     /// The tuple of their sources.
@@ -690,6 +696,7 @@ pub trait IntoSources {
 }
 
 /// A tuple of [`Source`]s, all keyed by one id type, as a join drives it.
+/// Implemented for tuples of 1 to 8 (the trait is sealed).
 ///
 /// What [`join`] does, step by step (users call `join` and iterate; this
 /// shows the machinery that the module's other items link here for):
@@ -767,7 +774,7 @@ pub trait IntoSources {
 /// assert_eq!((&mut units).remove_from(a).map(|u| u.hp), Some(1));
 /// assert!(Container::remove_row(&mut units, a).is_none());
 /// ```
-pub trait Sources {
+pub trait Sources: sealed::Tuple {
     /// The id type every source is keyed by.
     type Key: Id;
     /// One item per source, borrowed for `'b`.
@@ -826,6 +833,8 @@ pub trait Sources {
 
 macro_rules! tuple_sources {
     ($first:ident $f:tt $fv:ident $(, $rest:ident $n:tt $v:ident)*) => {
+        impl<$first, $($rest,)*> sealed::Tuple for ($first, $($rest,)*) {}
+
         impl<$first: IntoSource $(, $rest: IntoSource<Key = $first::Key>)*> IntoSources
             for ($first, $($rest,)*)
         {
