@@ -139,9 +139,16 @@ impl<K: Id> SparseSet<K> {
     /// The dense position of exactly `key`.
     #[inline(always)]
     pub(crate) fn find(&self, key: K) -> Option<usize> {
+        self.confirm(key, self.index.raw(key.index()))
+    }
+
+    /// The dense position `entry` (`key`'s entry, if its page exists)
+    /// names, if the key held there is exactly `key`.
+    #[inline(always)]
+    fn confirm(&self, key: K, entry: Option<u32>) -> Option<usize> {
         // A vacant entry (`u32::MAX`) is past every key (`len <= MAX_LEN`):
         // the bounds check of `keys` refuses it too.
-        let d = self.index.raw(key.index())? as usize;
+        let d = entry? as usize;
         (*self.keys.get(d)? == key).then_some(d)
     }
 
@@ -156,8 +163,7 @@ impl<K: Id> SparseSet<K> {
     /// while [`near_only`](Self::near_only) holds, with no call on any path.
     #[inline(always)]
     pub(crate) fn find_near(&self, key: K) -> Option<usize> {
-        let d = self.index.raw_near(key.index())? as usize;
-        (*self.keys.get(d)? == key).then_some(d)
+        self.confirm(key, self.index.raw_near(key.index()))
     }
 
     /// Removes exactly `key` and returns the dense position it had, the
