@@ -33,8 +33,6 @@
 //! [`IdTable::clear`] hand reserved slots back to the queue with their
 //! reserved generation spent, so a reserved id is never issued twice.
 
-use alloc::vec::Vec;
-
 use super::free::PENDING;
 
 /// The reservation cursor while no queued slot has been reserved since the
@@ -186,24 +184,25 @@ impl<I: Id> IdTable<I> {
         // The claimed queued slots are the queue's first `queued`: off the
         // queue, each with its reserved id's generation.
         *self.reserved.cursor.get_mut() = UNSET;
-        let mut s = self.free.head;
-        let mut taken = Vec::with_capacity(queued);
-        for i in 0..queued {
-            if i > 0 {
-                s = self.next_queued(s);
-            }
-            taken.push(s);
-        }
         let rest = (len & !PENDING) - queued;
-        if queued > 0 && rest > 0 {
-            self.free.head = self.next_queued(s);
-        }
-        *self.free.len.get_mut() = rest;
-        for &s in &taken {
+        let mut s = self.free.head;
+        for i in 0..queued {
+            // The link is read before the slot is rewritten (below the line
+            // it lives in the slot); the last slot taken links on only if
+            // slots stay queued behind it.
+            let next = (i + 1 < queued || rest > 0).then(|| self.next_queued(s));
             let generation = Self::next_generation_after(Self::slot_generation(self.slots[s]));
             self.slots[s] = Self::pack(generation, Self::MASK);
             self.mark_reserved(s, true);
+            match next {
+                Some(after) => s = after,
+                None => break,
+            }
         }
+        if queued > 0 && rest > 0 {
+            self.free.head = s;
+        }
+        *self.free.len.get_mut() = rest;
         // The claimed fresh indices become slots of generation 1.
         if fresh > 0 {
             let first = self.slots.len();
