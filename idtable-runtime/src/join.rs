@@ -164,9 +164,9 @@ pub struct Without<S>(pub S);
 /// visits keys in its dense order. The choice is made at compile time, so
 /// the compiler builds one loop (the one written by hand over this
 /// source's keys) where a join that picks its driver when it starts holds
-/// one loop per required source that could drive. Only a required source can drive
-/// (`Driver(Maybe(..))` does not compile); if several sources are
-/// `Driver`s, the first listed drives.
+/// one loop per required source that could drive. Only a required source
+/// can drive (`Driver(Maybe(..))` does not compile); if several sources
+/// are `Driver`s, the first listed drives.
 ///
 /// ```
 /// use idtable::{join, Driver, SoaAllocator, SoaMap};
@@ -791,7 +791,7 @@ pub trait Sources: sealed::Tuple {
     const LEN: usize;
     /// The position of the first [`Driver`] source, if any: the driver,
     /// fixed at compile time. When it is `Some`, [`driver`](Sources::driver)
-    /// answers it (iterating a join panics otherwise).
+    /// answers it.
     ///
     /// See [`Sources`]'s example.
     const FIXED_DRIVER: Option<usize> = None;
@@ -1074,7 +1074,9 @@ impl<'a, S: Sources + 'a> IntoIterator for Join<'a, S> {
     fn into_iter(self) -> JoinIter<'a, S> {
         let (driver, len) = self.sources.driver();
         // `next` takes a fixed driver as a constant: it must be the driver
-        // `len` belongs to (so for every tuple; the test folds away).
+        // `len` belongs to. Every tuple answers it (`Sources` is sealed) and
+        // the test folds away; it stays as the guard of `next`'s unsafe
+        // reads of the driver's keys.
         if let Some(at) = S::FIXED_DRIVER {
             assert_eq!(at, driver, "`Sources::driver` must answer `FIXED_DRIVER`");
         }

@@ -71,7 +71,7 @@ impl Plan {
 }
 
 /// How a reservation waits for its row ([`IdTable::waiting`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Waiting {
     /// Settled: its slot is marked and holds its generation, vacant.
     Settled,
@@ -207,9 +207,7 @@ impl<I: Id> IdTable<I> {
         if fresh > 0 {
             let first = self.slots.len();
             self.slots.resize(first + fresh, Self::pack(1, Self::MASK));
-            if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
-                self.grow_links();
-            }
+            self.links_follow_new_slots();
             self.mark_fresh_reserved(first..first + fresh);
         }
         self.reserved.count += queued + fresh;
@@ -222,6 +220,15 @@ impl<I: Id> IdTable<I> {
     pub(super) fn settle_then_insert(&mut self) -> Result<(I, usize), TableFull> {
         self.settle_reservations();
         self.try_insert()
+    }
+
+    /// Keeps the free list's side links in step with slots just added,
+    /// moving the links out of the slots when the table passes the line.
+    #[inline]
+    fn links_follow_new_slots(&mut self) {
+        if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
+            self.grow_links();
+        }
     }
 
     #[inline]
@@ -318,6 +325,8 @@ impl<I: Id> IdTable<I> {
     /// claimed index is the slot count.
     #[inline]
     fn is_sole_fresh_claim(&mut self, id: I) -> bool {
+        // A full table has no fresh index: an id of the all-ones index
+        // (which `from_bits` accepts) must not pass for one.
         *self.reserved.claims.get_mut() == 1
             && id.index() == self.slots.len()
             && id.index() <= I::MAX_INDEX
@@ -343,13 +352,12 @@ impl<I: Id> IdTable<I> {
                 // What settling then filling would leave: no claim pending,
                 // the queue as it is, one more slot, live.
                 debug_assert!(self.is_sole_fresh_claim(id));
+                // No queued slot was claimed, so the cursor is unset.
+                debug_assert_eq!(*self.reserved.cursor.get_mut(), UNSET);
                 *self.reserved.claims.get_mut() = 0;
-                *self.reserved.cursor.get_mut() = UNSET;
                 *self.free.len.get_mut() &= !PENDING;
                 self.slots.push(Self::pack(1, dense as u64));
-                if self.slots.len() > Self::LINKS_IN_SLOTS || !self.free.links.is_empty() {
-                    self.grow_links();
-                }
+                self.links_follow_new_slots();
             }
         }
         self.ids.push(id);
