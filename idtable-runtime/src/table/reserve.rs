@@ -830,6 +830,25 @@ mod tests {
         t.check_invariants();
     }
 
+    /// A full table has no fresh index: an id of the all-ones index,
+    /// which `from_bits` accepts, is not taken for the pending claim even
+    /// when it sits where a fresh claim's would.
+    #[test]
+    fn a_forged_all_ones_index_is_not_a_fresh_claim() {
+        let mut t = IdTable::<Id32<2>>::with_config(config(2, OnExhausted::Retire));
+        let ids: Vec<_> = (0..3).map(|_| t.insert().0).collect();
+        t.remove(ids[1]);
+        // Every index is in use: the claim takes the held queued slot.
+        let held = t.reserve_id();
+        assert_eq!(held.index(), ids[1].index());
+        let forged = Id32::<2>::from_bits(1 << 2 | 3).unwrap();
+        assert_eq!(forged.index(), 3);
+        assert_eq!(t.insert_reserved(forged), None);
+        assert!(t.insert_reserved(held).is_some());
+        assert_eq!(t.len(), 3);
+        t.check_invariants();
+    }
+
     #[test]
     fn threads_reserve_the_same_set_as_one_thread() {
         let t = churned(2);
