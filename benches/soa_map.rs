@@ -20,7 +20,9 @@
 //! [`HandSparse`]): what the layout itself costs, so a target out of its
 //! reach shows as such. `hand_packed` is the floor of another entry layout,
 //! EnTT's (see [`HandPacked`]), where the entry also holds the key's
-//! generation.
+//! generation. `hand_pooled_64` is `hand_sparse_64` with its pages in one
+//! pool (see [`Pooled`]): the measurement behind keeping `SoaMap`'s
+//! pages boxed one by one.
 //!
 //! Setup and drop stay outside the timed part (`iter_batched`). Entity keys
 //! come from a slotmap `SlotMap` for the slotmap maps and from a derived
@@ -191,62 +193,136 @@ impl Map for HashMap<EntityId, BurningRow> {
 /// for this one component and key type with nothing generic in the way.
 /// Dense columns (`dps`, `left`) parallel to `keys` and packed by
 /// swap-remove; a sparse index of one `u32` dense position per slot index
-/// (4 bytes), in pages of `PAGE` (1024, or 64 as `SoaMap`'s own pages:
-/// `hand_sparse_64`) allocated when first written, as the design
-/// requires, reached through one flat array of page pointers (`SoaMap`'s
-/// `near` directory, which serves every slot index below 2^24: all of this
-/// benchmark's); an entry found only by its exact key (the key stored at
-/// the dense position is compared). Unchecked where the invariants below
-/// make a check redundant. What it cannot do, `SoaMap` cannot do either
-/// without a layout the design does not allow.
+/// (4 bytes), in pages allocated when first written, as the design
+/// requires (`P`: how the pages are held, see [`Boxed`] and [`Pooled`]);
+/// an entry found only by its exact key (the key stored at the dense
+/// position is compared). Unchecked where the invariants below make a
+/// check redundant. What it cannot do, `SoaMap` cannot do either without a
+/// layout the design does not allow.
 ///
 /// Invariants: `keys`, `dps` and `left` have the same length; for every
 /// `d < keys.len()`, the entry of `keys[d].index()` is `d`; every other
 /// entry of an allocated page is `VACANT`.
 #[derive(Clone, Default)]
-pub struct HandSparse<const PAGE: usize = 1024> {
-    pages: Vec<Option<Box<[u32; PAGE]>>>,
+pub struct HandSparse<P = Boxed<1024>> {
+    pages: P,
     keys: Vec<EntityId>,
     dps: Vec<f32>,
     left: Vec<f32>,
 }
 
-impl<const PAGE: usize> HandSparse<PAGE> {
-    const VACANT: u32 = u32::MAX;
-
+/// Where [`HandSparse`] keeps its pages of entries.
+pub trait Pages: Default + Clone {
+    const NAME: &'static str;
     /// The entry of slot index `i`, if its page exists.
+    fn entry(&self, i: usize) -> Option<u32>;
+    /// The entry of slot index `i`, its page allocated (entries `VACANT`)
+    /// if needed.
+    fn entry_mut(&mut self, i: usize) -> &mut u32;
+    /// Writes the entry of slot index `i`.
+    ///
+    /// # Safety
+    ///
+    /// The page of `i` exists.
+    unsafe fn set_entry(&mut self, i: usize, entry: u32);
+}
+
+/// Pages of `PAGE` slot indices (1024: `hand_sparse`; 64, `SoaMap`'s own
+/// page: `hand_sparse_64`), each its own allocation, reached through one
+/// flat array of page pointers (`SoaMap`'s `near` table, which serves
+/// every slot index of this benchmark).
+#[derive(Clone, Default)]
+pub struct Boxed<const PAGE: usize>(Vec<Option<Box<[u32; PAGE]>>>);
+
+impl<const PAGE: usize> Pages for Boxed<PAGE> {
+    const NAME: &'static str = if PAGE == 1024 {
+        "hand_sparse"
+    } else {
+        "hand_sparse_64"
+    };
     #[inline(always)]
     fn entry(&self, i: usize) -> Option<u32> {
-        let page = self.pages.get(i / PAGE)?.as_deref()?;
+        let page = self.0.get(i / PAGE)?.as_deref()?;
         Some(page[i % PAGE])
     }
-
-    /// The entry of slot index `i`, its page allocated if needed.
     #[inline(always)]
     fn entry_mut(&mut self, i: usize) -> &mut u32 {
         let p = i / PAGE;
-        if p >= self.pages.len() {
-            self.pages.resize(p + 1, None);
+        if p >= self.0.len() {
+            self.0.resize(p + 1, None);
         }
-        let page = self.pages[p].get_or_insert_with(|| Box::new([Self::VACANT; PAGE]));
+        let page = self.0[p].get_or_insert_with(|| Box::new([VACANT; PAGE]));
         &mut page[i % PAGE]
     }
-
-    /// The entry of slot index `i`, whose page exists.
     #[inline(always)]
-    fn set_entry(&mut self, i: usize, entry: u32) {
-        // SAFETY: only called for slot indices that hold a key, whose page
-        // was allocated when the key was inserted.
-        let page = unsafe { self.pages.get_unchecked_mut(i / PAGE).as_deref_mut() };
-        // SAFETY: as above, the page exists.
+    unsafe fn set_entry(&mut self, i: usize, entry: u32) {
+        // SAFETY: the caller promises the page exists.
+        let page = unsafe { self.0.get_unchecked_mut(i / PAGE).as_deref_mut() };
+        // SAFETY: as above.
         unsafe { page.unwrap_unchecked()[i % PAGE] = entry };
     }
+}
 
+/// Pages of 64 slot indices in one pool (`hand_pooled_64`): the page
+/// table holds each page's position in `pool` (`u32::MAX`: none), so a new
+/// page is a push onto one `Vec` instead of an allocation of its own, and
+/// an entry is reached through a `u32` and the pool's base instead of a
+/// pointer. It backs the choice of boxed pages in `SoaMap` (BENCHMARKS.md,
+/// "A pool of pages").
+///
+/// Invariant: every position in `table` but `u32::MAX` is below
+/// `pool.len()`.
+#[derive(Clone, Default)]
+pub struct Pooled {
+    table: Vec<u32>,
+    pool: Vec<[u32; 64]>,
+}
+
+impl Pages for Pooled {
+    const NAME: &'static str = "hand_pooled_64";
+    #[inline(always)]
+    fn entry(&self, i: usize) -> Option<u32> {
+        let p = *self.table.get(i / 64)?;
+        if p == u32::MAX {
+            return None;
+        }
+        // SAFETY: every position in `table` but `u32::MAX` is a page of
+        // `pool`.
+        Some(unsafe { *self.pool.get_unchecked(p as usize).get_unchecked(i % 64) })
+    }
+    #[inline(always)]
+    fn entry_mut(&mut self, i: usize) -> &mut u32 {
+        let p = i / 64;
+        if p >= self.table.len() {
+            self.table.resize(p + 1, u32::MAX);
+        }
+        if self.table[p] == u32::MAX {
+            self.table[p] = self.pool.len() as u32;
+            self.pool.push([VACANT; 64]);
+        }
+        let q = self.table[p] as usize;
+        &mut self.pool[q][i % 64]
+    }
+    #[inline(always)]
+    unsafe fn set_entry(&mut self, i: usize, entry: u32) {
+        // SAFETY: the caller promises the page exists, so its position in
+        // `table` is below `pool.len()`.
+        unsafe {
+            let q = *self.table.get_unchecked(i / 64) as usize;
+            *self.pool.get_unchecked_mut(q).get_unchecked_mut(i % 64) = entry;
+        }
+    }
+}
+
+/// The entry of a slot index that holds no key.
+const VACANT: u32 = u32::MAX;
+
+impl<P: Pages> HandSparse<P> {
     /// The dense position of exactly `key`.
     #[inline(always)]
     fn find(&self, key: EntityId) -> Option<usize> {
-        let d = self.entry(key.index())? as usize;
-        if d == Self::VACANT as usize {
+        let d = self.pages.entry(key.index())? as usize;
+        if d == VACANT as usize {
             return None;
         }
         // SAFETY: a non-vacant entry is a dense position below `keys.len()`.
@@ -254,12 +330,8 @@ impl<const PAGE: usize> HandSparse<PAGE> {
     }
 }
 
-impl<const PAGE: usize> Map for HandSparse<PAGE> {
-    const NAME: &'static str = if PAGE == 1024 {
-        "hand_sparse"
-    } else {
-        "hand_sparse_64"
-    };
+impl<P: Pages> Map for HandSparse<P> {
+    const NAME: &'static str = P::NAME;
     type Key = EntityId;
     fn new() -> Self {
         Self::default()
@@ -267,9 +339,9 @@ impl<const PAGE: usize> Map for HandSparse<PAGE> {
     #[inline(always)]
     fn insert(&mut self, key: EntityId, (dps, left): (f32, f32)) {
         let len = self.keys.len() as u32;
-        let entry = self.entry_mut(key.index());
+        let entry = self.pages.entry_mut(key.index());
         let d = *entry as usize;
-        if d == Self::VACANT as usize {
+        if d == VACANT as usize {
             *entry = len;
             self.keys.push(key);
             self.dps.push(dps);
@@ -287,9 +359,13 @@ impl<const PAGE: usize> Map for HandSparse<PAGE> {
         self.keys.swap_remove(d);
         self.dps.swap_remove(d);
         self.left.swap_remove(d);
-        self.set_entry(key.index(), Self::VACANT);
-        if let Some(moved) = self.keys.get(d) {
-            self.set_entry(moved.index(), d as u32);
+        // SAFETY: `key` and the key moved into its place (if any) hold an
+        // entry, so their pages were allocated when they were inserted.
+        unsafe {
+            self.pages.set_entry(key.index(), VACANT);
+            if let Some(moved) = self.keys.get(d) {
+                self.pages.set_entry(moved.index(), d as u32);
+            }
         }
         true
     }
@@ -612,6 +688,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
         let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
         let hand = filled::<HandSparse>(&ci);
+        let pooled = filled::<HandSparse<Pooled>>(&ci);
         let packed = filled::<HandPacked>(&ci);
         let want = sum4_slice(
             &ci.insert_order
@@ -626,6 +703,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             ("sparse_secondary_map", sparse.sum_left()),
             ("hashmap", hash.sum_left()),
             ("hand_sparse", hand.sum_left()),
+            ("hand_pooled_64", pooled.sum_left()),
             ("hand_packed", packed.sum_left()),
         ] {
             // Summation order differs (dense, slot or hash order): compare
@@ -690,7 +768,8 @@ fn main() {
                     $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
                     $bench::<HandSparse>(&mut g, &ci, n, share);
-                    $bench::<HandSparse<64>>(&mut g, &ci, n, share);
+                    $bench::<HandSparse<Boxed<64>>>(&mut g, &ci, n, share);
+                    $bench::<HandSparse<Pooled>>(&mut g, &ci, n, share);
                     $bench::<HandPacked>(&mut g, &ci, n, share);
                     g
                 }};
@@ -717,7 +796,8 @@ fn main() {
             bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);
             bench_add_remove::<HandSparse>(&mut g, &idt, n);
-            bench_add_remove::<HandSparse<64>>(&mut g, &idt, n);
+            bench_add_remove::<HandSparse<Boxed<64>>>(&mut g, &idt, n);
+            bench_add_remove::<HandSparse<Pooled>>(&mut g, &idt, n);
             bench_add_remove::<HandPacked>(&mut g, &idt, n);
             g.finish();
         }
