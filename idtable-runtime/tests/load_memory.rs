@@ -110,13 +110,15 @@ mod serde_formats {
         }
         // Many short names per entity: two-letter paths of one segment and
         // one-letter paths of two.
-        let letters: Vec<String> = ('a'..='z').map(String::from).collect();
+        // (Miri: fewer letters and one entity, as it is slow.)
+        let last = if cfg!(miri) { 'c' } else { 'z' };
+        let letters: Vec<String> = ('a'..=last).map(String::from).collect();
         let mut names = KeyNames::new();
         let mut map = DataMap::<Id24_8>::new();
         for entity in 0..if cfg!(miri) { 1 } else { 64 } {
             let id = Id24_8::new(entity * 64, 1).unwrap();
             for x in &letters {
-                for y in &letters[..10] {
+                for y in &letters[..letters.len().min(10)] {
                     let key = names.add(&[x.as_str(), y.as_str()]);
                     map.set(id, key, true).unwrap();
                     let key = names.add(&[format!("{x}{y}").as_str()]);
@@ -125,7 +127,7 @@ mod serde_formats {
             }
         }
         let text = serde_json::to_string(&map.named(&names)).unwrap();
-        assert!(text.contains(r#""q.c":true"#));
+        assert!(text.contains(r#""c.b":true"#));
         let loaded = within_bound("named keys", text.len(), || {
             serde_json::from_str::<DataMap<Id24_8>>(&text).unwrap()
         });
