@@ -211,8 +211,12 @@ pub struct HandSparse<P = Boxed<1024>> {
     left: Vec<f32>,
 }
 
+/// The entry of a slot index that holds no key.
+const VACANT: u32 = u32::MAX;
+
 /// Where [`HandSparse`] keeps its pages of entries.
 pub trait Pages: Default + Clone {
+    /// The floor's name in the benchmark ids.
     const NAME: &'static str;
     /// The entry of slot index `i`, if its page exists.
     fn entry(&self, i: usize) -> Option<u32>;
@@ -313,9 +317,6 @@ impl Pages for Pooled {
         }
     }
 }
-
-/// The entry of a slot index that holds no key.
-const VACANT: u32 = u32::MAX;
 
 impl<P: Pages> HandSparse<P> {
     /// The dense position of exactly `key`.
@@ -688,6 +689,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
         let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
         let hand = filled::<HandSparse>(&ci);
+        let hand_64 = filled::<HandSparse<Boxed<64>>>(&ci);
         let pooled = filled::<HandSparse<Pooled>>(&ci);
         let packed = filled::<HandPacked>(&ci);
         let want = sum4_slice(
@@ -703,6 +705,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             ("sparse_secondary_map", sparse.sum_left()),
             ("hashmap", hash.sum_left()),
             ("hand_sparse", hand.sum_left()),
+            ("hand_sparse_64", hand_64.sum_left()),
             ("hand_pooled_64", pooled.sum_left()),
             ("hand_packed", packed.sum_left()),
         ] {
