@@ -10,8 +10,10 @@
 //! sequence: the queued slots an insert may take (all but the `min_free - 1`
 //! it holds back), then the fresh indices, then the held-back queued slots,
 //! then nothing. A reservation claims the next `n` positions of that
-//! sequence with one compare-and-swap on `claims` (refusing, without
-//! claiming, what would run past its end). A claimed fresh position is its
+//! sequence with one atomic step on `claims`, refusing, without claiming,
+//! what would run past its end: a compare-and-swap for a batch, a
+//! `fetch_add` for one id (a refused one puts the count back to the end,
+//! which every claimer sees as full meanwhile). A claimed fresh position is its
 //! index. A claimed queued position is taken off the queue's front by a
 //! compare-and-swap of `head` along the frozen links: the queue's first
 //! slots go to the claims of queued positions, one each, in FIFO order
@@ -452,20 +454,31 @@ impl<I: Id> IdTable<I> {
 #[cfg(target_has_atomic = "ptr")]
 impl<I: Id> IdTable<I> {
     /// Claims the next `n` positions of the sequence (see the module docs)
-    /// with one compare-and-swap, or nothing if fewer than `n` remain.
+    /// with one atomic step, or nothing if fewer than `n` remain.
     fn claim(&self, n: usize) -> Result<(Plan, usize), TableFull> {
         // Claims pending from an earlier shared borrow were made on the
         // queue as it was then; frees since appended behind them, and the
         // sequence goes on from where they left it.
         let (plan, pending) = self.plan_now();
         let total = plan.total();
-        let first = self
-            .reserved
-            .claims
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
-                k.checked_add(n).filter(|&end| end <= total)
-            })
-            .map_err(|_| TableFull::new::<I>())?;
+        let claims = &self.reserved.claims;
+        let first = if n == 1 {
+            // One position needs no compare-and-swap: a claim past the end
+            // is refused, and the count it added is put back to the end,
+            // which every claimer sees as full meanwhile.
+            let k = claims.fetch_add(1, Ordering::Relaxed);
+            if k >= total {
+                claims.store(total, Ordering::Relaxed);
+                return Err(TableFull::new::<I>());
+            }
+            k
+        } else {
+            claims
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                    k.checked_add(n).filter(|&end| end <= total)
+                })
+                .map_err(|_| TableFull::new::<I>())?
+        };
         if n > 0 && !pending {
             // Every claimer of this borrow read the same length. The flag is
             // set by a read-modify-write: a plain store of the same value
@@ -833,6 +846,35 @@ mod tests {
             t.insert_reserved(id).unwrap();
         }
         assert_eq!(t.len(), 7);
+        t.check_invariants();
+    }
+
+    #[test]
+    fn refused_reservations_claim_nothing() {
+        let mut t = IdTable::<Id32<2>>::new(); // 3 usable indices
+        let a = t.reserve_id();
+        let b = t.reserve_id();
+        // Refused claims of one id, then of a batch, then one id again:
+        // none of them may count, or the last id would be lost.
+        for _ in 0..3 {
+            assert!(t.try_reserve_ids(2).is_err());
+            assert_eq!(t.reserved_len(), 2);
+        }
+        let c = t.reserve_id();
+        for _ in 0..3 {
+            assert!(t.try_reserve_id().is_err());
+            assert!(t.try_reserve_ids(1).is_err());
+            assert_eq!(t.reserved_len(), 3);
+            assert!(t.next_id().is_err());
+        }
+        for id in [a, b, c] {
+            t.insert_reserved(id).unwrap();
+        }
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.reserved_len(), 0);
+        t.check_invariants();
+        t.remove(a);
+        assert_eq!(t.reserve_id().index(), a.index());
         t.check_invariants();
     }
 
