@@ -237,7 +237,7 @@ pub struct IdTable<I: Id> {
 /// settled, which slots hold a reservation (`bits`, one per slot, empty
 /// until the first one) and how many.
 struct Reserved {
-    claims: AtomicUsize,
+    claims: OwnLine<AtomicUsize>,
     /// The queue's front as reservations left it, or `UNSET` while they
     /// took no queued slot (then it is the queue's own head).
     cursor: AtomicUsize,
@@ -248,10 +248,29 @@ struct Reserved {
     count: usize,
 }
 
+/// A value alone in its cache line (assumed 64 bytes): `claims` is the one
+/// word threads reserving at once all write, and the words every claim
+/// only reads stay out of its line.
+#[repr(align(64))]
+struct OwnLine<T>(T);
+
+impl<T> core::ops::Deref for OwnLine<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> core::ops::DerefMut for OwnLine<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
 impl Clone for Reserved {
     fn clone(&self) -> Self {
         Reserved {
-            claims: AtomicUsize::new(self.claims.load(Ordering::Relaxed)),
+            claims: OwnLine(AtomicUsize::new(self.claims.load(Ordering::Relaxed))),
             cursor: AtomicUsize::new(self.cursor.load(Ordering::Relaxed)),
             plan_len: AtomicUsize::new(self.plan_len.load(Ordering::Relaxed)),
             bits: self.bits.clone(),
@@ -264,7 +283,7 @@ impl Reserved {
     const_fn! {
         const fn new() -> Self {
             Reserved {
-                claims: AtomicUsize::new(0),
+                claims: OwnLine(AtomicUsize::new(0)),
                 cursor: AtomicUsize::new(usize::MAX),
                 plan_len: AtomicUsize::new(0),
                 bits: Vec::new(),
