@@ -13,8 +13,8 @@
 //! sequence with one atomic step on `claims`, refusing, without claiming,
 //! what would run past its end: a compare-and-swap for a batch, a
 //! `fetch_add` for one id (a refused one puts the count back to the end,
-//! which every claimer sees as full meanwhile). A claimed fresh position is its
-//! index. A claimed queued position is taken off the queue's front by a
+//! which every claimer sees as full meanwhile). A claimed fresh position
+//! is its index. A claimed queued position is taken off the queue's front by a
 //! compare-and-swap of `head` along the frozen links: the queue's first
 //! slots go to the claims of queued positions, one each, in FIFO order
 //! (which claim gets which slot is a race, which slot is taken is not).
@@ -361,7 +361,8 @@ impl<I: Id> IdTable<I> {
                 // a plain `&= !PENDING` compiles to a one-byte store, and
                 // the next claim's eight-byte load of the word would wait
                 // for it to leave the store buffer instead of being
-                // forwarded (half the time of a reservation filled at once).
+                // forwarded (half the time of reserving an id and filling
+                // it at once).
                 let len = *self.free.len.get_mut() & !PENDING;
                 self.free.len.store(len, Ordering::Relaxed);
                 self.slots.push(Self::pack(1, dense as u64));
@@ -854,8 +855,9 @@ mod tests {
         let mut t = IdTable::<Id32<2>>::new(); // 3 usable indices
         let a = t.reserve_id();
         let b = t.reserve_id();
-        // Refused claims of one id, then of a batch, then one id again:
-        // none of them may count, or the last id would be lost.
+        // Refused claims count nothing: a batch longer than what is left,
+        // then, on the full table, single ids and a batch of one (both
+        // through the `fetch_add` path).
         for _ in 0..3 {
             assert!(t.try_reserve_ids(2).is_err());
             assert_eq!(t.reserved_len(), 2);
