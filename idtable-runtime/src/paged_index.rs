@@ -195,8 +195,8 @@ impl<E: Entry> PagedIndex<E> {
 
     /// Allocates page `number`, absent so far, in the table if the pages
     /// pay for a table that long, else in the far map; grows the table as
-    /// far as the pages pay for, taking the far pages below its new end. Cold: the writes' hot path
-    /// finds an allocated page.
+    /// far as the pages pay for, taking the far pages below its new end.
+    /// Cold: the writes' hot path finds an allocated page.
     #[cold]
     #[inline(never)]
     fn add_page(&mut self, number: usize) -> &mut Page<E> {
