@@ -202,6 +202,11 @@ impl<E: Entry> PagedIndex<E> {
     fn add_page(&mut self, number: usize) -> &mut Page<E> {
         self.pages += 1;
         let page = Box::new([E::VACANT; PAGE_LEN]);
+        if number < self.near.len() && self.far.as_deref().is_none_or(FarMap::is_empty) {
+            // In the table, and no far page the table could take: what
+            // follows would neither grow nor move anything.
+            return self.near[number].insert(page);
+        }
         let limit = Self::table_limit(self.pages);
         // The table's new end: past this page and the far pages below the
         // limit, if any.
