@@ -255,7 +255,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// is replaced and dropped; if the stored key is **newer** than `key`,
     /// nothing is inserted and `value` is dropped (see
     /// [`try_insert`](SoaMap::try_insert) to get it back).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, key: K, value: T) -> Option<T> {
         self.try_insert(key, value).unwrap_or_default()
     }
@@ -280,7 +280,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// assert_eq!(tags.try_insert(old, Tag { n: 2 }), Err(Tag { n: 2 }));
     /// assert_eq!(tags.try_insert(new, Tag { n: 3 }), Ok(Some(Tag { n: 1 })));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
         // One walk to the key's entry decides and, if vacant, holds it.
         match self.rows.index.vacancy(key) {
