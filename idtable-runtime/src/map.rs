@@ -255,6 +255,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// is replaced and dropped; if the stored key is **newer** than `key`,
     /// nothing is inserted and `value` is dropped (see
     /// [`try_insert`](SoaMap::try_insert) to get it back).
+    // Always inlined: see `try_insert`.
     #[inline(always)]
     pub fn insert(&mut self, key: K, value: T) -> Option<T> {
         self.try_insert(key, value).unwrap_or_default()
@@ -280,6 +281,9 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// assert_eq!(tags.try_insert(old, Tag { n: 2 }), Err(Tag { n: 2 }));
     /// assert_eq!(tags.try_insert(new, Tag { n: 3 }), Ok(Some(Tag { n: 1 })));
     /// ```
+    // Always inlined, as `SoaStorage::insert` is: out of line, the call
+    // (its register saves, and the result returned through memory) cost
+    // a sixth of an insert (BENCHMARKS.md, "`SoaMap::insert` inlined").
     #[inline(always)]
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
         // One walk to the key's entry decides and, if vacant, holds it.
