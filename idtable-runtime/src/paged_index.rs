@@ -202,21 +202,20 @@ impl<E: Entry> PagedIndex<E> {
     fn add_page(&mut self, number: usize) -> &mut Page<E> {
         self.pages += 1;
         let page = Box::new([E::VACANT; PAGE_LEN]);
-        if number < self.near.len() && self.far.as_deref().is_none_or(FarMap::is_empty) {
-            // In the table, and no far page the table could take: what
-            // follows would neither grow nor move anything.
-            return self.near[number].insert(page);
-        }
-        let limit = Self::table_limit(self.pages);
-        // The table's new end: past this page and the far pages below the
-        // limit, if any.
-        let far_end = (self.far.as_deref())
-            .and_then(|far| far.range(..limit).next_back())
-            .map(|(&n, _)| n + 1);
-        let page_end = (number < limit).then_some(number + 1);
-        let end = far_end.max(page_end).unwrap_or(0);
-        if end > self.near.len() {
-            self.grow_table(end, limit);
+        // A page in the table, with no far page the table could take,
+        // neither grows nor moves anything: the limit is not computed.
+        if number >= self.near.len() || self.far.as_deref().is_some_and(|far| !far.is_empty()) {
+            let limit = Self::table_limit(self.pages);
+            // The table's new end: past this page and the far pages below
+            // the limit, if any.
+            let far_end = (self.far.as_deref())
+                .and_then(|far| far.range(..limit).next_back())
+                .map(|(&n, _)| n + 1);
+            let page_end = (number < limit).then_some(number + 1);
+            let end = far_end.max(page_end).unwrap_or(0);
+            if end > self.near.len() {
+                self.grow_table(end, limit);
+            }
         }
         if number < self.near.len() {
             self.near[number].insert(page)
