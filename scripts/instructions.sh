@@ -145,7 +145,7 @@ for c in sys.argv[1:]:
         # The container's own insert or remove left as a call; idtable's
         # `settle_then_insert` is a cold path (an insert that finds
         # reservations pending), as growth is, not the insert itself.
-        own = [t for t in calls if re.search(r"::((?!settle_)\w*insert\w*|remove|add|add_inline|remove_inline|take)$", t)]
+        own = [t for t in calls if re.search(r"::((?!settle_)\w*insert(?!_cold)\w*|remove|add|add_inline|remove_inline|take)$", t)]
         verdict = "NOT inlined: " + ", ".join(own) if own else "inlined"
         print(f"  {c:14} {f:19} {verdict}; calls: {', '.join(calls) or 'none'}")
 PY

@@ -1135,11 +1135,29 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     /// ```
     #[inline]
     pub fn push(&mut self, values: C::Values) {
+        self.push_from(values, |values| values);
+    }
+
+    /// Appends the row `split` makes of `value`, called once there is room
+    /// for it: a caller that takes a struct apart into its column values
+    /// reads them after the growth check, not before it (where they would
+    /// be kept across the call that grows).
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<&str>)>::new();
+    /// buf.push_from([1, 2], |[n, _]| (n, "a"));
+    /// assert_eq!(buf.get(0), Some((&1, &"a")));
+    /// ```
+    #[inline(always)]
+    pub fn push_from<V>(&mut self, value: V, split: impl FnOnce(V) -> C::Values) {
         if self.len == self.cap {
             self.grow_one();
         }
+        let values = split(value);
         // SAFETY: `len < cap` now, so row `len` is in capacity and
-        // uninitialised (invariant 2).
+        // uninitialised (invariant 2); `split` had no access to the buffer.
         unsafe { C::write(self.ptrs, self.len, values) };
         self.len += 1;
     }

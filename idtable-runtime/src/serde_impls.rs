@@ -259,6 +259,11 @@ where
 
 impl<I: Id> Serialize for IdTable<I> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.reserved_len() > 0 {
+            // Reserved ids are saved spent (see `IdTable::to_parts`): the
+            // loaded table never issues them.
+            return self.to_parts().serialize(serializer);
+        }
         let mut st = serializer.serialize_struct("IdTable", 3)?;
         st.serialize_field("slots", &ListOf(|| self.slot_generations()))?;
         st.serialize_field(

@@ -338,38 +338,73 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     // call per insert (with its register saves) costs as much again.
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
-        self.push_then_issue(value)
-            .map_err(|(value, full)| InsertError::new(value, full))
-    }
-
-    /// The insert path: the row is appended to the columns first, then the
-    /// id is issued; when no id can be issued the row is taken back off and
-    /// returned with the reason. The table is unchanged on that path, and if
-    /// growing the columns panics no id has been issued.
-    ///
-    /// Columns before the table, not the other way round: in a caller's
-    /// loop of inserts into reserved room this order measured faster
-    /// (`insert_reserved`, BENCHMARKS.md), at the hand-written floor.
-    #[inline(always)]
-    fn push_then_issue(&mut self, value: T) -> Result<I, (T, TableFull)> {
-        self.rows.columns.push(into_values(value));
-        match self.rows.index.try_insert() {
-            Ok((id, _)) => Ok(id),
-            Err(full) => Err((self.take_back_last(), full)),
+        self.rows.columns.push_from(value, into_values);
+        if self.rows.index.insert_is_plain() {
+            Ok(self.rows.index.insert_plain())
+        } else {
+            self.try_insert_cold()
         }
     }
 
-    /// Pops the row [`push_then_issue`](Self::push_then_issue) appended.
+    /// The table's cold insert for the row [`try_insert`](Self::try_insert)
+    /// appended, which is taken back off if the table refuses.
     #[cold]
     #[inline(never)]
-    fn take_back_last(&mut self) -> T {
-        match self.rows.columns.pop() {
+    fn try_insert_cold(&mut self) -> Result<I, InsertError<T>> {
+        match self.rows.index.insert_cold() {
+            Some(id) => Ok(id),
+            None => Err(self.refused()),
+        }
+    }
+
+    /// The same for [`insert`](Self::insert): panics if the table refuses.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn insert_cold(&mut self) -> I {
+        match self.rows.index.insert_cold() {
+            Some(id) => id,
+            None => self.refused_panic(),
+        }
+    }
+
+    /// The row [`try_insert`](Self::try_insert) appended, taken back off:
+    /// its table issued no id, and changed nothing.
+    ///
+    /// # Panics
+    ///
+    /// When the table refused because reservations it had to settle first
+    /// could not be allocated (not because it is full).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn refused(&mut self) -> InsertError<T> {
+        let value = match self.rows.columns.pop() {
             Some(values) => from_values(values),
             None => unreachable!("the row was just pushed"),
-        }
+        };
+        // The row is off before `refusal` may panic.
+        let full = self.rows.index.refusal();
+        InsertError::new(value, full)
+    }
+
+    /// [`refused`](Self::refused) for `insert`: panics.
+    #[cold]
+    #[track_caller]
+    fn refused_panic(&mut self) -> ! {
+        let err = self.refused();
+        let full = err.reason();
+        table_full_panic(err.into_inner(), full)
     }
 
     /// Inserts `value` and returns its new id.
+    ///
+    /// The row is appended to the columns first (the values are taken out
+    /// of `value` once the columns have room, so growing keeps nothing
+    /// live), then the table issues its id; when it issues none the row is
+    /// taken back off. Columns before the table: in a caller's loop of
+    /// inserts into reserved room this order measured faster
+    /// (`insert_reserved`, BENCHMARKS.md), at the hand-written floor.
     ///
     /// # Panics
     ///
@@ -380,9 +415,11 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> I {
-        match self.push_then_issue(value) {
-            Ok(id) => id,
-            Err((value, full)) => table_full_panic(value, full),
+        self.rows.columns.push_from(value, into_values);
+        if self.rows.index.insert_is_plain() {
+            self.rows.index.insert_plain()
+        } else {
+            self.insert_cold()
         }
     }
 
@@ -407,13 +444,19 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// When no id can be issued (before `make` is called).
     #[track_caller]
     pub fn insert_with_id(&mut self, make: impl FnOnce(I) -> T) -> I {
+        // Settled first, the table's next id is the one the insert issues:
+        // `make` cannot reach the table in between.
+        self.rows.index.settle_reservations();
         let id = match self.rows.index.next_id() {
             Ok(id) => id,
             Err(full) => panic!("{full}"),
         };
         let value = make(id);
         let issued = self.insert(value);
-        debug_assert_eq!(issued, id);
+        assert_eq!(
+            issued, id,
+            "insert_with_id issued another id than it promised"
+        );
         issued
     }
 

@@ -31,28 +31,25 @@ use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
 use crate::marks::Marks;
-use crate::sync::{const_fn, AtomicUsize, Ordering};
+use crate::sync::const_fn;
 
 mod free;
 mod parts;
 mod reserve;
-use free::{FreeList, PENDING};
+use free::FreeQueue;
 pub use parts::{IdTableParts, PartsError};
 #[cfg(target_has_atomic = "ptr")]
 pub use reserve::ReservedIds;
+use reserve::{Plan, Position, Reservations};
 
-/// Where the next insert's slot comes from.
-enum NextSlot {
-    /// The slot at the front of the free queue.
-    Queued,
-    /// A slot never issued before, appended to the slot table, which stays
-    /// within [`IdTable::LINKS_IN_SLOTS`] slots.
-    Fresh,
-    /// The same, taking the table past (or further past) that line, where
-    /// the free list keeps its links on the side.
-    FreshPastLine,
-    /// None: every index is live or retired.
-    Full,
+/// How a reservation waits for its row ([`IdTable::waiting`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Waiting {
+    /// Settled: its slot is marked and holds its generation, vacant.
+    Settled,
+    /// The only claim pending, of a fresh index: its slot does not exist
+    /// yet.
+    SoleFresh,
 }
 
 /// What a table does with a slot whose generation is used up.
@@ -174,28 +171,26 @@ impl core::error::Error for TableFull {}
 ///
 /// # Layout and invariants
 ///
-/// * `slots[s]` (one integer of the id's width per slot ever issued) packs
-///   `generation << INDEX_BITS | dense`: the generation of the last id issued
-///   from slot `s`, and its dense index while that id is live. While the
-///   slot is vacant its dense field is at least `len`: the reserved
-///   all-ones index (`VACANT`), or the link to the next slot of the free
-///   list (see below).
-/// * `ids[d]` is the live id at dense index `d`, for `d` in `0..len`;
+/// A table is three mechanisms, each with its own invariants, kept where
+/// they are stated:
+///
+/// * **the slots and ids** (this file): `slots[s]` (one integer of the id's
+///   width per slot ever issued) packs `generation << INDEX_BITS | dense`;
+///   `ids[d]` is the live id at dense index `d`, for `d` in `0..len`, and
 ///   `slots[ids[d].index()] == ids[d].generation() << INDEX_BITS | d`.
 ///   Exactly `len` slots are occupied: those whose dense field is below
-///   `len`.
-/// * The free list holds, oldest first, each vacant slot that may be issued
-///   again, once. It is a FIFO queue threaded through the vacant slots: while
-///   the table has at most half the layout's indices as slots, each queued
-///   slot but the last holds `VACANT - 1 - next` in its dense field (never
-///   below the slot count, so never a live dense index); larger tables keep
-///   the links in a side array of one word per slot. Freeing a slot never
-///   allocates. A vacant slot missing from the list is retired: its
-///   generation is `MAX_GENERATION` and the policy is
-///   [`OnExhausted::Retire`].
-/// * Every generation stored is at least 1; the next id of a slot gets the
-///   next generation (`MAX_GENERATION` wraps to 1 under
-///   [`OnExhausted::Wrap`]).
+///   `len`. A vacant slot's dense field is at least `len`: `MASK` (the
+///   reserved all-ones index), or a link of the free queue. A vacant slot is
+///   queued, reserved, or retired (its generation is `MAX_GENERATION` and
+///   the policy is [`OnExhausted::Retire`]). A live, reserved or retired
+///   slot's generation is that of its last id issued, at least 1; a queued
+///   slot's is one less than its next id's: its last id's, or 0 for a slot
+///   whose generations wrap ([`OnExhausted::Wrap`]) and start again at 1.
+/// * **the free queue** (`table/free.rs`): the FIFO queue of vacant slots
+///   that may be issued again, which owns the dense fields of the slots it
+///   holds;
+/// * **the reservations** (`table/reserve.rs`): ids claimed from a shared
+///   borrow, settled into marked vacant slots before any exclusive change.
 ///
 /// An id resolves only when its generation equals its slot's and the slot is
 /// occupied, so a stale or forged id resolves to nothing or to the object it
@@ -206,7 +201,7 @@ impl core::error::Error for TableFull {}
 ///
 /// Memory: one `I::Bits` per slot plus one id per live object (8 bytes per
 /// live object for 32-bit layouts, 16 for [`Id32_32`](crate::Id32_32)). The
-/// free list costs nothing more while the table has at most half its
+/// free queue costs nothing more while the table has at most half its
 /// layout's indices as slots (2^31 - 1 for `Id32_32`, 8,388,607 for
 /// [`Id24_8`](crate::Id24_8), 32,767 for [`Id16_16`](crate::Id16_16)); past
 /// that, one more `I::Bits` per slot.
@@ -226,71 +221,12 @@ impl core::error::Error for TableFull {}
 pub struct IdTable<I: Id> {
     slots: Vec<I::Bits>,
     ids: Vec<I>,
-    free: FreeList<I::Bits>,
+    free: FreeQueue<I>,
+    reserved: Reservations,
     config: TableConfig,
-    /// Ids reserved from a shared borrow (`reserve.rs`).
-    reserved: Reserved,
-}
-
-/// What the table knows of its reservations: how many ids were claimed
-/// from `&self` since the last exclusive access (`claims`), and, once
-/// settled, which slots hold a reservation (`bits`, one per slot, empty
-/// until the first one) and how many.
-struct Reserved {
-    claims: OwnLine<AtomicUsize>,
-    /// The queue's front as reservations left it, or `UNSET` while they
-    /// took no queued slot (then it is the queue's own head).
-    cursor: AtomicUsize,
-    /// The queue's length when the pending claims were made: frees may
-    /// lengthen the queue before they are settled.
-    plan_len: AtomicUsize,
-    bits: Vec<u64>,
-    count: usize,
-}
-
-/// A value alone in its cache line (assumed 64 bytes): `claims` is the one
-/// word threads reserving at once all write, and the words every claim
-/// only reads stay out of its line.
-#[repr(align(64))]
-struct OwnLine<T>(T);
-
-impl<T> core::ops::Deref for OwnLine<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T> core::ops::DerefMut for OwnLine<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-}
-
-impl Clone for Reserved {
-    fn clone(&self) -> Self {
-        Reserved {
-            claims: OwnLine(AtomicUsize::new(self.claims.load(Ordering::Relaxed))),
-            cursor: AtomicUsize::new(self.cursor.load(Ordering::Relaxed)),
-            plan_len: AtomicUsize::new(self.plan_len.load(Ordering::Relaxed)),
-            bits: self.bits.clone(),
-            count: self.count,
-        }
-    }
-}
-
-impl Reserved {
-    const_fn! {
-        const fn new() -> Self {
-            Reserved {
-                claims: OwnLine(AtomicUsize::new(0)),
-                cursor: AtomicUsize::new(usize::MAX),
-                plan_len: AtomicUsize::new(0),
-                bits: Vec::new(),
-                count: 0,
-            }
-        }
-    }
+    /// An insert takes a queued slot while at least this many wait (and
+    /// fresh indices remain): `min_free`, or 1 for `min_free = 0`.
+    reuse_at: usize,
 }
 
 impl<I: Id> Clone for IdTable<I> {
@@ -299,8 +235,9 @@ impl<I: Id> Clone for IdTable<I> {
             slots: self.slots.clone(),
             ids: self.ids.clone(),
             free: self.free.clone(),
-            config: self.config,
             reserved: self.reserved.clone(),
+            config: self.config,
+            reuse_at: self.reuse_at,
         }
     }
 }
@@ -343,15 +280,132 @@ impl<I: Id> fmt::Debug for IdTable<I> {
             .field("layout", &LayoutName::<I>::new())
             .field("ids", &self.ids)
             .field("slots", &self.slots.len())
-            .field("free", &self.free.settled_len())
+            .field("free", &self.free_count())
+            .field("reserved", &self.reserved_len())
             .field("config", &self.config)
             .finish()
     }
 }
 
+/// The slot words: `generation << INDEX_BITS | dense`.
 impl<I: Id> IdTable<I> {
     const MASK: u64 = index_mask(I::INDEX_BITS);
+    const MAX_GENERATION: u64 = u64::MAX >> (64 - I::GENERATION_BITS);
 
+    /// The most slots a table can have: the layout's indices, or as many as
+    /// a `Vec` of slot words can hold.
+    const SLOT_LIMIT: usize = {
+        let by_memory = isize::MAX as usize / core::mem::size_of::<I::Bits>();
+        if I::MAX_INDEX < by_memory {
+            I::MAX_INDEX + 1
+        } else {
+            by_memory
+        }
+    };
+
+    /// Below this many slots an insert takes its slot on the inline path:
+    /// the free queue keeps its links in the slots, and a fresh index is
+    /// left after the one taken.
+    const FAST_SLOTS: usize = if FreeQueue::<I>::IN_SLOTS < Self::SLOT_LIMIT {
+        FreeQueue::<I>::IN_SLOTS
+    } else {
+        Self::SLOT_LIMIT
+    };
+
+    #[inline(always)]
+    fn pack(generation: u64, dense: u64) -> I::Bits {
+        I::Bits::from_u64_truncating(generation << I::INDEX_BITS | dense)
+    }
+
+    #[inline(always)]
+    fn generation_of(word: I::Bits) -> u64 {
+        word.to_u64() >> I::INDEX_BITS
+    }
+
+    #[inline(always)]
+    fn dense_of(word: I::Bits) -> u64 {
+        word.to_u64() & Self::MASK
+    }
+
+    /// The generation of the last id issued from slot `s`: what its word
+    /// holds, or `MAX_GENERATION` for a queued slot whose generations wrap.
+    fn last_generation(&self, s: usize) -> u64 {
+        match Self::generation_of(self.slots[s]) {
+            0 => Self::MAX_GENERATION,
+            g => g,
+        }
+    }
+
+    /// The id of slot `index` at `generation`, which is at least 1 and at
+    /// most `MAX_GENERATION` (the invariants see to it; a debug build
+    /// checks). Without the check of a release build, an impossible id
+    /// would be the all-ones one, which never resolves: no branch and no
+    /// panic on the insert path.
+    #[inline(always)]
+    fn make_id(index: usize, generation: u64) -> I {
+        Self::id_of_bits(generation << I::INDEX_BITS | index as u64)
+    }
+
+    /// [`make_id`](Self::make_id) of the id's bits.
+    #[inline(always)]
+    fn id_of_bits(bits: u64) -> I {
+        let id = I::from_bits(I::Bits::from_u64_truncating(bits));
+        debug_assert!(id.is_some(), "generation 0 issued: {bits:#x}");
+        id.unwrap_or_else(Self::never_resolves)
+    }
+
+    /// The all-ones id: its index is the reserved one.
+    #[inline(always)]
+    fn never_resolves() -> I {
+        match I::from_bits(I::Bits::from_u64_truncating(u64::MAX)) {
+            Some(id) => id,
+            None => unreachable!("the all-ones id has generation bits"),
+        }
+    }
+
+    /// The id the queued slot `s` issues next.
+    #[inline]
+    pub(super) fn queued_id(&self, s: usize) -> I {
+        Self::make_id(s, Self::generation_of(self.slots[s]) + 1)
+    }
+
+    /// The id of the fresh index `index`.
+    #[inline]
+    pub(super) fn fresh_id(&self, index: usize) -> I {
+        Self::make_id(index, 1)
+    }
+
+    /// The slot queued after `s` (garbage for the last one).
+    #[inline]
+    pub(super) fn queued_after(&self, s: usize) -> usize {
+        self.free.after(&self.slots, s)
+    }
+
+    /// The ids the next inserts would issue, as of now (see
+    /// `table/reserve.rs`).
+    #[inline]
+    fn plan(&self) -> Plan {
+        Plan::new(
+            self.free.len(),
+            self.slots.len(),
+            Self::SLOT_LIMIT,
+            self.config.min_free,
+        )
+    }
+
+    /// The id at position `k` of `plan`.
+    fn id_at(&self, plan: Plan, k: usize) -> Option<I> {
+        match plan.position(k)? {
+            Position::Queued(n) => {
+                let s = self.free.iter(&self.slots).nth(n)?;
+                Some(self.queued_id(s))
+            }
+            Position::Fresh(index) => Some(Self::make_id(index, 1)),
+        }
+    }
+}
+
+impl<I: Id> IdTable<I> {
     const_fn! {
         /// An empty table with the default [`TableConfig`].
         ///
@@ -388,11 +442,37 @@ impl<I: Id> IdTable<I> {
             IdTable {
                 slots: Vec::new(),
                 ids: Vec::new(),
-                free: FreeList::new(),
+                free: FreeQueue::new(),
+                reserved: Reservations::new(),
                 config,
-                reserved: Reserved::new(),
+                reuse_at: if config.min_free == 0 { 1 } else { config.min_free },
             }
         }
+    }
+
+    /// A table of checked parts (`table/parts.rs`): slot words holding each
+    /// slot's last generation with the vacant dense field or its live dense
+    /// index, the live ids, and the queued slots, oldest first.
+    fn from_checked(
+        mut slots: Vec<I::Bits>,
+        ids: Vec<I>,
+        free: &[u64],
+        config: TableConfig,
+    ) -> Self {
+        for &s in free {
+            let s = s as usize;
+            if Self::generation_of(slots[s]) == Self::MAX_GENERATION {
+                // Queued with its last generation (the policy wraps): its
+                // next id starts again at 1.
+                slots[s] = Self::pack(0, Self::MASK);
+            }
+        }
+        let free = FreeQueue::from_order(&mut slots, free.iter().map(|&s| s as usize));
+        let mut table = Self::with_config(config);
+        table.slots = slots;
+        table.ids = ids;
+        table.free = free;
+        table
     }
 
     /// The table's configuration.
@@ -438,7 +518,7 @@ impl<I: Id> IdTable<I> {
         self.ids.is_empty()
     }
 
-    /// Number of slots ever issued (live, free and retired).
+    /// Number of slots ever issued (live, free, reserved and retired).
     ///
     /// ```
     /// use idtable::{IdTable, Id32_32};
@@ -453,7 +533,8 @@ impl<I: Id> IdTable<I> {
         self.slots.len()
     }
 
-    /// Number of freed slots waiting in the FIFO queue.
+    /// Number of freed slots waiting in the FIFO queue (not counting those
+    /// taken by reservations).
     ///
     /// ```
     /// use idtable::{Id, IdTable, Id32_32};
@@ -467,7 +548,8 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.free_count(), 1);
     /// ```
     pub fn free_count(&self) -> usize {
-        self.free.settled_len() - self.pending_queue_claims()
+        let (queued, _) = self.plan().split(self.reserved.claims());
+        self.free.len() - queued
     }
 
     /// Live ids in dense order: `ids()[d]` is the id at dense index `d`.
@@ -513,29 +595,14 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.capacity(), cap); // no reallocation
     /// ```
     pub fn reserve(&mut self, additional: usize) {
+        self.settle_reservations();
         self.ids.reserve(additional);
-        let fresh_needed = additional.saturating_sub(self.reusable());
+        let fresh_needed = additional.saturating_sub(self.plan().reusable());
         self.slots.reserve(fresh_needed);
-        if !self.free.links.is_empty() {
-            self.free.links.reserve(fresh_needed);
-        }
+        self.free.reserve(fresh_needed);
     }
 
-    /// How many of the next inserts take a queued slot if nothing is removed
-    /// in between: the queue, less the `min_free - 1` slots it holds back
-    /// (an insert reuses only while at least `min_free` slots wait).
-    fn reusable(&self) -> usize {
-        Self::reusable_of(self.free.settled_len(), self.config)
-    }
-
-    /// [`reusable`](Self::reusable) for a queue of `len` slots.
-    #[inline(always)]
-    fn reusable_of(len: usize, config: TableConfig) -> usize {
-        let held_back = config.min_free.saturating_sub(1);
-        len.saturating_sub(held_back)
-    }
-
-    /// Shrinks the dense array (and the free list's side links, when the
+    /// Shrinks the dense array (and the free queue's side links, when the
     /// table has them) to fit.
     ///
     /// ```
@@ -550,43 +617,7 @@ impl<I: Id> IdTable<I> {
     pub fn shrink_to_fit(&mut self) {
         self.ids.shrink_to_fit();
         self.slots.shrink_to_fit();
-        self.free.links.shrink_to_fit();
-    }
-
-    #[inline(always)]
-    fn pack(generation: u64, dense: u64) -> I::Bits {
-        I::Bits::from_u64_truncating(generation << I::INDEX_BITS | dense)
-    }
-
-    #[inline(always)]
-    fn slot_generation(slot: I::Bits) -> u64 {
-        slot.to_u64() >> I::INDEX_BITS
-    }
-
-    #[inline(always)]
-    fn next_generation_after(last: u64) -> u64 {
-        if last >= I::MAX_GENERATION.to_u64() {
-            1
-        } else {
-            last + 1
-        }
-    }
-
-    /// Which slot the next insert takes, given the queue's length field
-    /// (a [`PENDING`] flag in it makes the answer `Queued`, whose path
-    /// settles the reservations first).
-    #[inline(always)]
-    fn next_slot(&self, waiting: usize) -> NextSlot {
-        let slots = self.slots.len();
-        if waiting > 0 && (waiting >= self.config.min_free || slots > I::MAX_INDEX) {
-            NextSlot::Queued
-        } else if slots < Self::LINKS_IN_SLOTS {
-            NextSlot::Fresh
-        } else if slots <= I::MAX_INDEX {
-            NextSlot::FreshPastLine
-        } else {
-            NextSlot::Full
-        }
+        self.free.shrink_to_fit();
     }
 
     /// The id the next [`insert`](IdTable::insert) will issue, without
@@ -599,32 +630,15 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.insert().0, next);
     /// ```
     pub fn next_id(&self) -> Result<I, TableFull> {
-        if self.free.len.load(Ordering::Relaxed) & PENDING != 0 {
-            return self.next_id_after_claims();
-        }
-        let (index, generation) = match self.next_slot(self.free.settled_len()) {
-            NextSlot::Queued => {
-                let s = self.free.settled_head();
-                let generation = Self::next_generation_after(Self::slot_generation(self.slots[s]));
-                (s, generation)
-            }
-            NextSlot::Fresh | NextSlot::FreshPastLine => (self.slots.len(), 1),
-            NextSlot::Full => return Err(TableFull::new::<I>()),
-        };
-        Ok(Self::make_id(index, generation))
-    }
-
-    #[inline(always)]
-    fn make_id(index: usize, generation: u64) -> I {
-        match I::from_bits(Self::pack(generation, index as u64)) {
-            Some(id) => id,
-            None => unreachable!("generation 0 is never issued"),
-        }
+        // Reservations pending took the first positions of the sequence;
+        // the next insert settles them and takes the one after.
+        self.id_at(self.plan(), self.reserved.claims())
+            .ok_or_else(TableFull::new::<I>)
     }
 
     /// Issues a new id. Returns it and its dense index (always the old
     /// [`len`](IdTable::len)), or [`TableFull`] when every index of the
-    /// layout is live or retired.
+    /// layout is live, reserved or retired.
     ///
     /// ```
     /// use idtable::{IdTable, Id32};
@@ -637,35 +651,100 @@ impl<I: Id> IdTable<I> {
     /// ```
     #[inline(always)]
     pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
-        let dense = self.ids.len();
-        // Each arm writes its slot once, with the new id's generation and
-        // dense index.
-        let waiting = *self.free.len.get_mut();
-        let (index, generation) = match self.next_slot(waiting) {
-            NextSlot::Queued => {
-                if waiting & PENDING != 0 {
-                    return self.settle_then_insert();
-                }
-                let s = self.dequeue();
-                let slot = &mut self.slots[s];
-                let generation = Self::next_generation_after(Self::slot_generation(*slot));
-                *slot = Self::pack(generation, dense as u64);
-                (s, generation)
+        let id = if self.insert_is_plain() {
+            self.insert_plain()
+        } else {
+            match self.insert_cold() {
+                Some(id) => id,
+                None => return Err(self.refusal()),
             }
-            NextSlot::Fresh => {
-                self.slots.push(Self::pack(1, dense as u64));
-                (self.slots.len() - 1, 1)
-            }
-            NextSlot::FreshPastLine => {
-                self.slots.push(Self::pack(1, dense as u64));
-                self.grow_links();
-                (self.slots.len() - 1, 1)
-            }
-            NextSlot::Full => return Err(TableFull::new::<I>()),
         };
-        let id = Self::make_id(index, generation);
+        Ok((id, self.ids.len() - 1))
+    }
+
+    /// Whether the next insert takes the inline path
+    /// ([`insert_plain`](Self::insert_plain)): no reservation pending, and
+    /// fewer than [`FAST_SLOTS`](Self::FAST_SLOTS) slots, so the free queue
+    /// keeps its links in the slots and a fresh index is left. Otherwise
+    /// [`insert_cold`](Self::insert_cold) issues the id.
+    #[inline(always)]
+    pub(crate) fn insert_is_plain(&mut self) -> bool {
+        !self.reserved.pending() && self.slots.len() < Self::FAST_SLOTS
+    }
+
+    /// Issues the id of a row its caller appended to its columns (at dense
+    /// index `len()`, before the call), where
+    /// [`insert_is_plain`](Self::insert_is_plain) said so and nothing ran
+    /// since: the oldest queued slot if at least `min_free` (and one) wait,
+    /// else a fresh index.
+    #[inline(always)]
+    pub(crate) fn insert_plain(&mut self) -> I {
+        debug_assert!(self.insert_is_plain());
+        let slot_count = self.slots.len();
+        let dense = self.ids.len();
+        let id = if self.free.len() >= self.reuse_at {
+            let s = self.free.pop(&self.slots);
+            let word = &mut self.slots[s];
+            // The next generation, in place: `+ 1` above the index bits.
+            let next = (word.to_u64() & !Self::MASK) + (1 << I::INDEX_BITS);
+            *word = I::Bits::from_u64_truncating(next | dense as u64);
+            Self::id_of_bits(next | s as u64)
+        } else {
+            self.slots.push(Self::pack(1, dense as u64));
+            Self::make_id(slot_count, 1)
+        };
         self.ids.push(id);
-        Ok((id, dense))
+        id
+    }
+
+    /// Every other insert: settles pending reservations (refusing, with
+    /// nothing changed, if their slots cannot be allocated), then takes the
+    /// first position of the [`Plan`] (where fresh indices may have run
+    /// out, and the queue may keep its links on the side).
+    /// `None`, with nothing changed, when the table refuses: see
+    /// [`refusal`](Self::refusal) for why.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn insert_cold(&mut self) -> Option<I> {
+        if self.reserved.pending() && !self.try_settle() {
+            return None;
+        }
+        let dense = self.ids.len();
+        let id = match self.plan().position(0)? {
+            Position::Queued(_) => {
+                let s = self.free.pop(&self.slots);
+                let generation = Self::generation_of(self.slots[s]) + 1;
+                self.slots[s] = Self::pack(generation, dense as u64);
+                Self::make_id(s, generation)
+            }
+            Position::Fresh(index) => {
+                self.push_fresh_slot(Self::pack(1, dense as u64));
+                Self::make_id(index, 1)
+            }
+        };
+        self.ids.push(id);
+        Some(id)
+    }
+
+    /// Why [`insert_cold`](Self::insert_cold) issued nothing: the table is
+    /// full, or (panics) the slots of the reservations it had to settle
+    /// first cannot be allocated.
+    #[cold]
+    #[track_caller]
+    pub(crate) fn refusal(&mut self) -> TableFull {
+        if self.reserved.pending() {
+            self.settle_reservations(); // panics: it could not allocate
+        }
+        TableFull::new::<I>()
+    }
+
+    /// Appends a slot holding `word`, keeping the free queue's links right.
+    #[inline]
+    fn push_fresh_slot(&mut self, word: I::Bits) {
+        self.slots.push(word);
+        if self.slots.len() > FreeQueue::<I>::IN_SLOTS {
+            self.free.slots_grew(&mut self.slots);
+        }
     }
 
     /// Issues a new id, like [`try_insert`](IdTable::try_insert).
@@ -681,8 +760,8 @@ impl<I: Id> IdTable<I> {
     ///
     /// # Panics
     ///
-    /// When every index of the layout is live or retired; the message names
-    /// the layout.
+    /// When every index of the layout is live, reserved or retired; the
+    /// message names the layout.
     ///
     /// ```should_panic
     /// use idtable::{IdTable, Id32};
@@ -737,10 +816,10 @@ impl<I: Id> IdTable<I> {
     }
 
     /// The dense field of `id`'s slot if the generations match: its dense
-    /// index when live, or, when the slot is vacant, `VACANT` or a free-list
-    /// link, both at least [`len`](IdTable::len) (see `table/free.rs`).
-    /// Callers that bounds-check the result against `len` anyway get the
-    /// vacancy check for free.
+    /// index when live, or, when the slot is vacant, a value at least
+    /// [`len`](IdTable::len) (see [`IdTable`]'s invariants). Callers that
+    /// bounds-check the result against `len` anyway get the vacancy check
+    /// for free.
     #[inline(always)]
     pub(crate) fn dense_or_vacant(&self, id: I) -> Option<usize> {
         let slot = self.slots.get(id.index())?.to_u64();
@@ -772,27 +851,84 @@ impl<I: Id> IdTable<I> {
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<SwapRemove> {
         let dense = self.dense_index(id)?;
-        let last = self.ids.len() - 1;
-        self.ids.swap_remove(dense);
-        if dense != last {
-            let moved = self.ids[dense];
-            self.slots[moved.index()] = Self::pack(moved.generation().to_u64(), dense as u64);
+        let generation = id.generation().to_u64();
+        // The inline path: no reservation to settle, a generation left, and
+        // the queue's links in the slots (the slice's length, read once,
+        // tells the queue so).
+        if self.reserved.pending()
+            || generation >= Self::MAX_GENERATION
+            || self.slots.len() > FreeQueue::<I>::IN_SLOTS
+        {
+            return Some(self.remove_cold(id, dense));
         }
-        self.release(id);
-        Some(SwapRemove { index: dense, last })
+        let IdTable {
+            slots, ids, free, ..
+        } = self;
+        let slots = slots.as_mut_slice();
+        let moved = Self::swap_out(slots, ids, dense);
+        Self::vacate(slots, free, id.index(), generation);
+        Some(moved)
     }
 
-    /// Marks the slot of live `id` vacant and queues it (or retires it).
-    /// Always inlined: `remove`'s path, and small once the queue's cold
-    /// branches are out of line.
+    /// [`remove`](Self::remove) of a table with reservations pending, past
+    /// the line where the queue's links leave the slots, or of an id with
+    /// its slot's last generation.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold(&mut self, id: I, dense: usize) -> SwapRemove {
+        self.settle_reservations();
+        let moved = Self::swap_out(&mut self.slots, &mut self.ids, dense);
+        self.release(id);
+        moved
+    }
+
+    /// Takes the id at `dense` out of the dense order, the last moving into
+    /// its place.
     #[inline(always)]
+    fn swap_out(slots: &mut [I::Bits], ids: &mut Vec<I>, dense: usize) -> SwapRemove {
+        let last = ids.len() - 1;
+        if let Some(moved) = ids.pop() {
+            if let Some(gap) = ids.get_mut(dense) {
+                *gap = moved;
+                slots[moved.index()] = Self::pack(moved.generation().to_u64(), dense as u64);
+            }
+        }
+        SwapRemove { index: dense, last }
+    }
+
+    /// Marks the slot of `id`, live or reserved, vacant and queues it, or
+    /// retires it when its generations are used up under
+    /// [`OnExhausted::Retire`]. No reservation may be pending.
+    #[inline]
     fn release(&mut self, id: I) {
-        let generation = id.generation().to_u64();
         let index = id.index();
-        self.slots[index] = Self::pack(generation, Self::MASK);
-        let exhausted = generation >= I::MAX_GENERATION.to_u64();
-        if !(exhausted && self.config.on_exhausted == OnExhausted::Retire) {
-            self.enqueue(index);
+        let generation = id.generation().to_u64();
+        if generation >= Self::MAX_GENERATION {
+            return self.release_last_generation(index);
+        }
+        Self::vacate(&mut self.slots, &mut self.free, index, generation);
+    }
+
+    /// Slot `index`, whose last id had `generation` (not the last one),
+    /// becomes vacant and joins the back of the free queue.
+    #[inline(always)]
+    fn vacate(slots: &mut [I::Bits], free: &mut FreeQueue<I>, index: usize, generation: u64) {
+        slots[index] = Self::pack(generation, Self::MASK);
+        free.push(slots, index);
+    }
+
+    /// [`release`](Self::release) of a slot whose last generation was
+    /// issued: the exhaustion policy decides.
+    #[cold]
+    #[inline(never)]
+    fn release_last_generation(&mut self, index: usize) {
+        match self.config.on_exhausted {
+            OnExhausted::Retire => {
+                self.slots[index] = Self::pack(Self::MAX_GENERATION, Self::MASK);
+            }
+            OnExhausted::Wrap => {
+                Self::vacate(&mut self.slots, &mut self.free, index, 0);
+            }
         }
     }
 
@@ -801,6 +937,7 @@ impl<I: Id> IdTable<I> {
     /// resolving, to its new dense index). Freed slots are queued in dense
     /// order. The caller removes the same rows of its columns.
     pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+        self.settle_reservations();
         let end = self.ids.len();
         // The marked ids' slots first, queued in dense order; then the
         // survivors move down over the gaps. Walking the marks a word at a
@@ -820,8 +957,9 @@ impl<I: Id> IdTable<I> {
         self.ids.truncate(write);
     }
 
-    /// Removes every id. No id issued before becomes live again: each slot
-    /// is queued for reuse with its next generation, or retired.
+    /// Removes every id, and releases every reservation. No id issued
+    /// before becomes live again: each slot is queued for reuse with its
+    /// next generation, or retired.
     ///
     /// ```
     /// use idtable::{IdTable, Id32_32};
@@ -833,7 +971,14 @@ impl<I: Id> IdTable<I> {
     /// assert!(old.iter().all(|id| !table.contains(*id) && !new.contains(id)));
     /// ```
     pub fn clear(&mut self) {
-        self.release_all_reserved();
+        self.settle_reservations();
+        // Reserved slots first, in slot order; then the live ones, in dense
+        // order.
+        let reserved = self.reserved.take_marks();
+        reserved.for_each(true, 0, self.slots.len(), |s| {
+            let generation = Self::generation_of(self.slots[s]);
+            self.release(Self::make_id(s, generation));
+        });
         let ids = core::mem::take(&mut self.ids);
         for &id in &ids {
             self.release(id);
@@ -867,9 +1012,331 @@ impl<I: Id> IdTable<I> {
             self.slots[id.index()] = Self::pack(id.generation().to_u64(), d as u64);
         }
     }
+}
 
-    /// Checks every invariant listed on [`IdTable`]. Meant for tests of
-    /// code that drives a table; it walks every slot.
+/// Reservations: ids issued from a shared borrow (`table/reserve.rs`), and
+/// their rows filled later.
+impl<I: Id> IdTable<I> {
+    /// Settles the reservations claimed since the last exclusive access
+    /// (see `table/reserve.rs`), if any: the test is inline, the work out of
+    /// line. Every exclusive path that reads or changes the free queue or
+    /// the slot count calls it first.
+    #[inline(always)]
+    pub(crate) fn settle_reservations(&mut self) {
+        if self.reserved.pending() {
+            self.settle_or_panic();
+        }
+    }
+
+    /// [`settle_reservations`](Self::settle_reservations)' work.
+    ///
+    /// # Panics
+    ///
+    /// When the slots for the claimed fresh indices cannot be allocated;
+    /// nothing has changed then.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn settle_or_panic(&mut self) {
+        if !self.try_settle() {
+            let (_, fresh) = self.plan().split(self.reserved.claims_mut());
+            panic!("cannot allocate the slots of {fresh} reserved ids");
+        }
+    }
+
+    /// Settles the pending claims: the claimed positions of the plan become
+    /// marked vacant slots holding their reserved ids' generations. `false`,
+    /// with nothing changed, when the slots for the claimed fresh indices
+    /// cannot be allocated.
+    #[cold]
+    #[inline(never)]
+    fn try_settle(&mut self) -> bool {
+        let plan = self.plan();
+        let (queued, fresh) = plan.split(self.reserved.claims_mut());
+        // Memory first: if it cannot be had, nothing has changed.
+        let slot_count = self.slots.len() + fresh;
+        if self.slots.try_reserve(fresh).is_err() || !self.reserved.try_reserve_marks(slot_count) {
+            return false;
+        }
+        self.reserved.take_claims();
+        // The claimed queued slots are the queue's first `queued`.
+        for _ in 0..queued {
+            let s = self.free.pop(&self.slots);
+            let generation = Self::generation_of(self.slots[s]) + 1;
+            self.slots[s] = Self::pack(generation, Self::MASK);
+            self.reserved.mark(s);
+        }
+        // The claimed fresh indices become slots of generation 1.
+        if fresh > 0 {
+            let first = self.slots.len();
+            self.slots.resize(first + fresh, Self::pack(1, Self::MASK));
+            self.free.slots_grew(&mut self.slots);
+            self.reserved.mark_range(first..first + fresh);
+        }
+        true
+    }
+
+    /// Whether `id` is a settled reservation of this table: its slot is
+    /// marked and holds its generation, vacant.
+    fn holds_reservation(&self, id: I) -> bool {
+        let s = id.index();
+        self.reserved.is_marked(s)
+            && self.slots.get(s).map(|w| w.to_u64())
+                == Some(Self::pack(id.generation().to_u64(), Self::MASK).to_u64())
+    }
+
+    /// Number of ids reserved and not yet filled
+    /// ([`insert_reserved`](IdTable::insert_reserved)) or released
+    /// ([`release_reserved`](IdTable::release_reserved)).
+    ///
+    /// ```
+    /// use idtable::{Id24_8, IdTable};
+    ///
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// let a = table.reserve_id();
+    /// let _b = table.reserve_id();
+    /// assert_eq!(table.reserved_len(), 2);
+    /// table.insert_reserved(a).unwrap();
+    /// assert_eq!(table.reserved_len(), 1);
+    /// ```
+    pub fn reserved_len(&self) -> usize {
+        let (queued, fresh) = self.plan().split(self.reserved.claims());
+        self.reserved.count() + queued + fresh
+    }
+
+    /// How `id` waits for its row, if it is a reservation of this table
+    /// still waiting: settled ([`Waiting::Settled`]), or the one claim
+    /// pending, a fresh index ([`Waiting::SoleFresh`], which filling makes
+    /// live without settling first). Other pending claims are settled here.
+    #[inline(always)]
+    pub(crate) fn waiting(&mut self, id: I) -> Option<Waiting> {
+        if self.reserved.pending() {
+            if self.is_sole_fresh_claim(id) {
+                return Some(Waiting::SoleFresh);
+            }
+            self.settle_or_panic();
+        }
+        self.holds_reservation(id).then_some(Waiting::Settled)
+    }
+
+    /// Whether the pending claims are one, of a fresh index, and `id` is
+    /// its id: the slot past the table's end, generation 1.
+    #[inline]
+    fn is_sole_fresh_claim(&mut self, id: I) -> bool {
+        let slot_count = self.slots.len();
+        self.reserved.claims_mut() == 1
+            && self.plan().position(0) == Some(Position::Fresh(slot_count))
+            && id.index() == slot_count
+            && id.generation().to_u64() == 1
+    }
+
+    /// Makes the waiting reservation `id` live ([`waiting`] said how it
+    /// waits, and nothing ran since), appended to the dense order.
+    ///
+    /// [`waiting`]: Self::waiting
+    #[inline(always)]
+    pub(crate) fn fill_waiting(&mut self, id: I, how: Waiting) -> usize {
+        let dense = self.ids.len();
+        let word = Self::pack(id.generation().to_u64(), dense as u64);
+        match how {
+            Waiting::Settled => {
+                debug_assert!(self.holds_reservation(id));
+                self.slots[id.index()] = word;
+                self.reserved.unmark(id.index());
+            }
+            Waiting::SoleFresh => {
+                // What settling then filling would leave: no claim pending,
+                // the queue as it is, one more slot, live.
+                debug_assert!(self.is_sole_fresh_claim(id));
+                self.reserved.end_sole_claim();
+                self.push_fresh_slot(word);
+            }
+        }
+        self.ids.push(id);
+        dense
+    }
+
+    /// Makes the reserved `id` live, appended to the dense order, and
+    /// returns its dense index; `None` (and nothing changes) if `id` is not
+    /// a reservation of this table still waiting for its row: never
+    /// reserved, reserved by another table, filled or released already.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let id = table.reserve_id();
+    /// assert!(!table.contains(id)); // reserved, not live
+    /// assert_eq!(table.insert_reserved(id), Some(0));
+    /// assert!(table.contains(id));
+    /// assert_eq!(table.insert_reserved(id), None); // filled already
+    /// ```
+    pub fn insert_reserved(&mut self, id: I) -> Option<usize> {
+        let how = self.waiting(id)?;
+        Some(self.fill_waiting(id, how))
+    }
+
+    /// Gives back a reservation that will not be filled: its slot returns
+    /// to the free queue (or retires), and the id is spent, never issued
+    /// again. `false` (and nothing changes) if `id` is not a reservation of
+    /// this table still waiting for its row.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let id = table.reserve_id();
+    /// assert!(table.release_reserved(id));
+    /// assert!(!table.release_reserved(id));
+    /// assert_eq!(table.insert_reserved(id), None);
+    /// let (next, _) = table.insert();
+    /// assert_ne!(next, id); // the same slot, the next generation
+    /// ```
+    pub fn release_reserved(&mut self, id: I) -> bool {
+        self.settle_reservations();
+        if !self.holds_reservation(id) {
+            return false;
+        }
+        self.reserved.unmark(id.index());
+        self.release(id);
+        true
+    }
+}
+
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> IdTable<I> {
+    /// Takes `count` claimed slots off the queue's front as claims left it,
+    /// returning the first.
+    fn take_queued(&self, count: usize) -> usize {
+        let front = self.free.front().unwrap_or(0);
+        self.reserved
+            .take_queued(count, front, |s| self.free.after(&self.slots, s))
+    }
+
+    /// Reserves the id the table will give the next object, from a shared
+    /// borrow: lock-free, from any thread, and never the same id twice. The
+    /// id resolves to nothing until [`insert_reserved`](IdTable::insert_reserved)
+    /// makes it live; no ordinary insert issues it. Ids come from the free
+    /// queue's oldest slots (as far as `min_free` lets an insert take them),
+    /// then fresh indices.
+    ///
+    /// ```
+    /// use idtable::{Id24_8, IdTable};
+    ///
+    /// let mut table = IdTable::<Id24_8>::new();
+    /// let shared = &table;
+    /// let (a, b) = std::thread::scope(|s| {
+    ///     let a = s.spawn(|| shared.reserve_id());
+    ///     let b = s.spawn(|| shared.reserve_id());
+    ///     (a.join().unwrap(), b.join().unwrap())
+    /// });
+    /// assert_ne!(a, b);
+    /// let (c, _) = table.insert(); // never a reserved id
+    /// assert!(c != a && c != b);
+    /// table.insert_reserved(b).unwrap();
+    /// assert!(table.contains(b) && !table.contains(a));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When every index of the layout is live, retired or reserved; see
+    /// [`try_reserve_id`](IdTable::try_reserve_id).
+    #[track_caller]
+    pub fn reserve_id(&self) -> I {
+        match self.try_reserve_id() {
+            Ok(id) => id,
+            Err(full) => panic!("{full}"),
+        }
+    }
+
+    /// [`reserve_id`](IdTable::reserve_id), or [`TableFull`] when no id can
+    /// be issued.
+    ///
+    /// ```
+    /// use idtable::{Id32, IdTable};
+    ///
+    /// let table = IdTable::<Id32<2>>::new(); // three usable indices
+    /// for _ in 0..3 {
+    ///     assert!(table.try_reserve_id().is_ok());
+    /// }
+    /// assert!(table.try_reserve_id().is_err());
+    /// ```
+    pub fn try_reserve_id(&self) -> Result<I, TableFull> {
+        let plan = self.plan();
+        let k = self
+            .reserved
+            .claim(1, plan.total())
+            .ok_or_else(TableFull::new::<I>)?;
+        match plan.position(k) {
+            Some(Position::Fresh(index)) => Ok(Self::make_id(index, 1)),
+            Some(Position::Queued(_)) => Ok(self.queued_id(self.take_queued(1))),
+            None => unreachable!("a claim within the plan"),
+        }
+    }
+
+    /// Reserves `n` ids at once (one claim for the batch), as
+    /// [`reserve_id`](IdTable::reserve_id) would one by one.
+    ///
+    /// ```
+    /// use idtable::{Id32_32, IdTable};
+    ///
+    /// let mut table = IdTable::<Id32_32>::new();
+    /// let ids: Vec<_> = table.reserve_ids(64).collect();
+    /// assert_eq!(table.reserved_len(), 64);
+    /// for &id in &ids {
+    ///     table.insert_reserved(id).unwrap();
+    /// }
+    /// assert_eq!(table.ids(), &ids[..]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When fewer than `n` ids can be issued (nothing is reserved then).
+    #[track_caller]
+    pub fn reserve_ids(&self, n: usize) -> ReservedIds<'_, I> {
+        match self.try_reserve_ids(n) {
+            Ok(ids) => ids,
+            Err(full) => panic!("{full}"),
+        }
+    }
+
+    /// [`reserve_ids`](IdTable::reserve_ids), or [`TableFull`] (with
+    /// nothing reserved) when fewer than `n` ids can be issued.
+    ///
+    /// ```
+    /// use idtable::{Id32, IdTable};
+    ///
+    /// let table = IdTable::<Id32<2>>::new(); // three usable indices
+    /// assert!(table.try_reserve_ids(4).is_err());
+    /// assert_eq!(table.reserved_len(), 0);
+    /// assert_eq!(table.try_reserve_ids(3).unwrap().count(), 3);
+    /// ```
+    pub fn try_reserve_ids(&self, n: usize) -> Result<ReservedIds<'_, I>, TableFull> {
+        let plan = self.plan();
+        let first = self
+            .reserved
+            .claim(n, plan.total())
+            .ok_or_else(TableFull::new::<I>)?;
+        let end = first + n;
+        let queued = plan.split(end).0 - plan.split(first).0;
+        let head = if queued > 0 {
+            self.take_queued(queued)
+        } else {
+            0
+        };
+        Ok(ReservedIds::new(
+            self,
+            queued,
+            head,
+            plan.fresh_between(first, end),
+        ))
+    }
+}
+
+impl<I: Id> IdTable<I> {
+    /// Checks every invariant listed on [`IdTable`], the free queue's and
+    /// the reservations'. Meant for tests of code that drives a table; it
+    /// walks every slot.
     ///
     /// ```
     /// use idtable::{IdTable, Id24_8};
@@ -891,27 +1358,22 @@ impl<I: Id> IdTable<I> {
         let slots = self.slots.len();
         let len = self.ids.len();
         assert!(
-            slots <= I::MAX_INDEX + 1,
+            slots <= Self::SLOT_LIMIT,
             "more slots than the layout has indices"
         );
         assert!(len <= slots, "more live ids than slots");
-        let links_in_slots = self.free.links.is_empty();
-        if links_in_slots {
-            assert!(
-                slots <= Self::LINKS_IN_SLOTS,
-                "{slots} slots keep free-list links in the slots (at most {})",
-                Self::LINKS_IN_SLOTS
-            );
-        } else {
-            assert_eq!(self.free.links.len(), slots, "one side link per slot");
-        }
+        let queued = self.free.check(&self.slots, len);
+        let wrap = self.config.on_exhausted == OnExhausted::Wrap;
         let mut occupied = 0usize;
-        for (s, &slot) in self.slots.iter().enumerate() {
-            let generation = Self::slot_generation(slot);
-            assert!(generation >= 1, "slot {s} has generation 0");
-            let dense = slot.to_u64() & Self::MASK;
+        let mut reserved = 0usize;
+        for (s, &word) in self.slots.iter().enumerate() {
+            let generation = Self::generation_of(word);
+            let dense = Self::dense_of(word);
+            let marked = self.reserved.is_marked(s);
             if dense < len as u64 {
                 occupied += 1;
+                assert!(generation >= 1, "live slot {s} has generation 0");
+                assert!(!queued[s] && !marked, "live slot {s} is queued or reserved");
                 let d = dense as usize;
                 let id = self.ids[d];
                 assert_eq!(id.index(), s, "slot {s} and ids[{d}] disagree on the index");
@@ -920,66 +1382,37 @@ impl<I: Id> IdTable<I> {
                     generation,
                     "slot {s} and ids[{d}] disagree on the generation"
                 );
-            } else if dense != Self::MASK {
+            } else if queued[s] {
+                assert!(!marked, "queued slot {s} is reserved");
                 assert!(
-                    links_in_slots,
-                    "slot {s} is vacant with a link in its dense field, but the links are on the side"
+                    generation < Self::MAX_GENERATION,
+                    "queued slot {s} has no next generation"
+                );
+                assert!(
+                    generation >= 1 || wrap,
+                    "queued slot {s} has generation 0 but the policy does not wrap"
+                );
+            } else if marked {
+                assert_eq!(dense, Self::MASK, "reserved slot {s} holds a link");
+                assert!(generation >= 1, "reserved slot {s} has generation 0");
+                reserved += 1;
+            } else {
+                assert_eq!(
+                    dense,
+                    Self::MASK,
+                    "slot {s} links into the free queue but is not queued"
+                );
+                assert!(
+                    !wrap && generation == Self::MAX_GENERATION,
+                    "vacant slot {s} is neither queued, reserved nor retired"
                 );
             }
         }
         assert_eq!(occupied, len, "occupied slots != live ids");
-        let mut queued = alloc::vec![false; slots];
-        let mut count = 0;
-        let mut s = self.free.head;
-        for i in 0..self.free.settled_len() {
-            if i > 0 {
-                s = self.next_queued(s);
-            }
-            assert!(s < slots, "the free list names slot {s}, past the slots");
-            assert!(!queued[s], "slot {s} is queued twice");
-            queued[s] = true;
-            count += 1;
-            let dense = self.slots[s].to_u64() & Self::MASK;
-            assert!(dense >= len as u64, "queued slot {s} is occupied");
-            let last = i + 1 == self.free.settled_len();
-            if links_in_slots {
-                assert_eq!(
-                    dense == Self::MASK,
-                    last,
-                    "queued slot {s}: only the last one has no link"
-                );
-            } else {
-                assert_eq!(dense, Self::MASK, "queued slot {s} has a link in its slot");
-            }
-            if last {
-                assert_eq!(
-                    s, self.free.tail,
-                    "the free list's tail is not its last slot"
-                );
-            }
-        }
-        assert_eq!(count, self.free.settled_len());
-        let mut reserved = 0usize;
-        for (s, &slot) in self.slots.iter().enumerate() {
-            let dense = slot.to_u64() & Self::MASK;
-            let vacant = dense >= len as u64;
-            if vacant && !queued[s] && self.slot_is_reserved(s) {
-                assert_eq!(dense, Self::MASK, "reserved slot {s} holds a link");
-                reserved += 1;
-            } else if vacant && !queued[s] {
-                assert_eq!(
-                    dense,
-                    Self::MASK,
-                    "slot {s} links into the free list but is not queued"
-                );
-                assert!(
-                    self.config.on_exhausted == OnExhausted::Retire
-                        && Self::slot_generation(slot) == I::MAX_GENERATION.to_u64(),
-                    "vacant slot {s} is neither queued nor retired"
-                );
-            }
-        }
-        assert_eq!(reserved, self.reserved_count(), "reserved slots miscounted");
+        // The reservations' own count is of every mark: equal, no slot
+        // past the end is marked.
+        self.reserved.check();
+        assert_eq!(reserved, self.reserved.count(), "reserved slots miscounted");
     }
 }
 
@@ -1037,7 +1470,7 @@ mod tests {
         for &i in &[ids[3], ids[1], ids[5]] {
             t.remove(i);
         }
-        assert!(t.free.links.is_empty(), "7 slots: links in the slots");
+        assert!(!t.free.links_on_side(), "7 slots: links in the slots");
         // Queued links are never live dense indices: every stale id misses.
         for &i in &[ids[3], ids[1], ids[5]] {
             assert_eq!(t.dense_or_vacant(i).map(|d| d < t.len()), Some(false));
@@ -1047,9 +1480,9 @@ mod tests {
         // The eighth slot moves the links out, in order.
         let (fresh, _) = t.insert();
         assert_eq!(fresh.index(), 7);
-        assert_eq!(t.free.links.len(), 8);
+        assert!(t.free.links_on_side());
         t.check_invariants();
-        assert_eq!(t.queued().collect::<Vec<_>>(), vec![3, 1, 5]);
+        assert_eq!(t.free_slots().collect::<Vec<_>>(), vec![3, 1, 5]);
         // Fresh indices run out at 15 slots; then the queue, oldest first.
         while t.slot_count() < 15 {
             t.insert();
@@ -1064,7 +1497,7 @@ mod tests {
         let loaded = IdTable::<Id32<4>>::from_parts(&t.to_parts(), config).unwrap();
         loaded.check_invariants();
         assert_eq!(loaded.to_parts(), t.to_parts());
-        assert_eq!(loaded.free.links.len(), 15);
+        assert!(loaded.free.links_on_side());
     }
 
     #[test]

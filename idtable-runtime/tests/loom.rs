@@ -315,23 +315,36 @@ fn min_free_holds_a_queued_slot_back() {
     reserve_and_check(THREE_THREADS, held_back, &[one, one, one], 1);
 }
 
-/// Two shared borrows with a free between them that does not settle the
-/// first one's claims: the second goes on along the queue the first
-/// claimed from (the newly freed slot comes after the fresh indices), and
-/// the owner's next insert takes that slot.
+/// Two shared borrows with a free between them: the free settles the
+/// first borrow's claims before it queues its slot, so the second borrow
+/// goes on along the queue as it is then, the newly freed slot last, in
+/// FIFO order.
 #[test]
 fn a_free_between_two_shared_borrows() {
     model(TWO_THREADS, || {
         let t = table_with_queue::<Id32_32>(config(0), 5, &[1, 3, 0]);
-        let expected = insert_sequence(&t, LONGER);
+        let before: BTreeSet<Id32_32> = insert_sequence(&t, 2).into_iter().collect();
         let (mut t, first) = in_parallel(t, &[one, one]);
+        let first: BTreeSet<Id32_32> = first
+            .iter()
+            .flat_map(|g| g.ids.iter().flatten())
+            .copied()
+            .collect();
+        assert_eq!(
+            first, before,
+            "the first borrow took the queue's first two slots"
+        );
         let freed = t.ids()[0];
         t.remove(freed);
-        let (mut t, second) = in_parallel(t, &[one, one]);
-        let got: Vec<Got<Id32_32>> = first.into_iter().chain(second).collect();
-        let (next, _) = t.insert();
-        assert_eq!(next.index(), freed.index());
-        check(t, &got, &expected);
+        assert_eq!(t.reserved_len(), 2, "settled by the free, still reserved");
+        for &id in &first {
+            assert!(t.insert_reserved(id).is_some());
+        }
+        let expected = insert_sequence(&t, LONGER);
+        let indices: Vec<usize> = expected[..2].iter().map(|id| id.index()).collect();
+        assert_eq!(indices, [0, freed.index()]);
+        let (t, second) = in_parallel(t, &[one, one]);
+        check(t, &second, &expected);
     });
 }
 
@@ -365,5 +378,49 @@ fn a_reader_races_reservations() {
             assert!(t.insert_reserved(id).is_some());
         }
         t.check_invariants();
+    });
+}
+
+/// `min_free = usize::MAX` ("never reuse while fresh indices last") with
+/// slot 0 queued: two threads reserve fresh indices, and the owner's
+/// inserts neither issue them nor take the held-back slot.
+#[test]
+fn min_free_of_usize_max_holds_the_queue_back() {
+    fn hoarding() -> IdTable<Id32_32> {
+        let t = table_with_queue::<Id32_32>(config(usize::MAX), 2, &[0]);
+        let indices: Vec<usize> = insert_sequence(&t, 3).iter().map(|id| id.index()).collect();
+        assert_eq!(indices, [2, 3, 4]);
+        t
+    }
+    reserve_and_check(ALL, hoarding, &[one, one], 0);
+}
+
+/// A save taken while claims are pending (no exclusive access since the
+/// threads reserved) loads into a table that never issues a reserved id
+/// and keeps the slots and ids it had.
+#[cfg(feature = "serde")]
+#[test]
+fn a_save_with_claims_pending_never_reissues_them() {
+    model(TWO_THREADS, || {
+        let t = table_with_queue::<Id32_32>(config(1), 4, &[2, 0]);
+        let (t, got) = in_parallel(t, &[one, batch::<2, _>]);
+        let reserved: Vec<Id32_32> = got
+            .iter()
+            .flat_map(|g| g.ids.iter().flatten())
+            .copied()
+            .collect();
+        assert_eq!(reserved.len(), 3);
+        let json = serde_json::to_string(&t).unwrap();
+        let parts: idtable_runtime::IdTableParts = serde_json::from_str(&json).unwrap();
+        assert_eq!(parts, t.to_parts());
+        let mut loaded = IdTable::<Id32_32>::from_parts(&parts, t.config()).unwrap();
+        loaded.check_invariants();
+        assert_eq!(loaded.ids(), t.ids());
+        assert_eq!(loaded.reserved_len(), 0, "saved spent");
+        let issued: Vec<Id32_32> = (0..6).map(|_| loaded.insert().0).collect();
+        for id in &reserved {
+            assert!(!issued.contains(id), "{id:?} issued after loading");
+            assert_eq!(loaded.insert_reserved(*id), None);
+        }
     });
 }

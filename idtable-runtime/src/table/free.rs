@@ -1,100 +1,65 @@
-//! The FIFO queue of freed slots, threaded through the vacant slots.
+//! [`FreeQueue`]: the FIFO queue of freed slots.
 //!
-//! A vacant slot keeps its last generation in its word; what its dense field
-//! holds depends on the table's size:
+//! The queue owns one thing besides its own fields: the dense field of each
+//! slot it holds (the low `INDEX_BITS` of the slot's word; the generation
+//! above them stays the table's). Where its links live depends only on the
+//! table's slot count:
 //!
-//! * **Up to half the layout's indices** ([`IdTable::LINKS_IN_SLOTS`] slots,
-//!   2^31 - 1 for `Id32_32`, 32,767 for `Id16_16`): a queued slot's dense
-//!   field holds the link to the next queued slot, written as
-//!   `MASK - 1 - next`; the last queued slot, like a retired one, holds
-//!   `MASK`. With at most half the indices in use, `MASK - 1 - next` is at
-//!   least the number of slots, so it is never a live dense index: a lookup
-//!   that reaches a vacant slot gets a dense index past the end of the
-//!   columns and fails on the same bounds check as any other miss. Queueing
-//!   and dequeuing cost no memory beyond the slots.
-//! * **More slots**: the encoding could collide with a live dense index, so
-//!   vacant dense fields hold `MASK` and the links move to `links`, one word
-//!   per slot, allocated when the table crosses the line and grown with the
-//!   slots (on inserts that take a fresh slot).
+//! * **At most [`FreeQueue::IN_SLOTS`] slots** (half the layout's indices:
+//!   2^31 - 1 for `Id32_32`, 32,767 for `Id16_16`): each queued slot but the
+//!   last holds the link to the next one in its dense field, written as
+//!   `MASK - 1 - next`, at least the slot count, so never a live dense
+//!   index. The last queued slot holds `MASK`, like every other vacant slot.
+//!   The queue then costs no memory beyond the slots.
+//! * **More slots**: that encoding could collide with a live dense index, so
+//!   every queued slot holds `MASK` and the links live in `side`, one word
+//!   per slot, made when the table crosses the line (in
+//!   [`FreeQueue::slots_grew`], the cold path of a fresh slot).
 //!
-//! Either way, freeing a slot writes one word (the previous tail's link) and
-//! never allocates, and taking the oldest slot reads the link from the word
-//! the insert reads anyway for the generation.
+//! Either way a vacant slot's dense field is at least the number of live
+//! ids, so a lookup that reaches it fails on the same bounds check as any
+//! other miss; pushing a slot writes one word and never allocates; popping
+//! reads the link from the word the insert reads anyway.
+//!
+//! Invariants, checked by [`FreeQueue::check`]: `len` slots are queued, each
+//! once, each vacant; `head` is the oldest and `tail` the newest while
+//! `len > 0`; `side` is empty exactly while the links live in the slots, and
+//! otherwise has one word per slot.
 
 use alloc::vec::Vec;
 
-use super::IdTable;
-use crate::id::{Id, IdBits};
-use crate::sync::{const_fn, AtomicUsize, Ordering};
+use crate::id::{index_mask, Id, IdBits};
 
-/// Set in [`FreeList::len`] by the first id reserved from a shared borrow
-/// since the last exclusive one (see `reserve.rs`): the queue's head and
-/// length then lag behind what the reservations took. The paths that read
-/// the queue with `&mut` test it where they read the length anyway and
-/// settle the reservations first, on a cold path.
-pub(super) const PENDING: usize = 1 << (usize::BITS - 1);
-
-/// Head, tail and length of the queue; the links themselves live in the
-/// slots or in `links` (see the module docs).
-///
-/// `len` is an atomic only so that a reservation from `&IdTable` can flag
-/// itself (`reserve.rs`); every `&mut` path reads and writes it through
-/// `get_mut`, a plain memory access.
-pub(super) struct FreeList<B> {
-    /// The oldest queued slot (meaningless while the length is 0).
-    pub(super) head: usize,
-    /// The newest queued slot (meaningless while the length is 0).
-    pub(super) tail: usize,
-    /// Number of queued slots as of the last exclusive access, with
-    /// [`PENDING`] set while reservations have taken from it since.
-    pub(super) len: AtomicUsize,
-    /// Empty while the links live in the slots; otherwise one per slot:
-    /// `links[s]` is the slot queued after `s` (meaningless for `s` not
-    /// queued, or last).
-    pub(super) links: Vec<B>,
+/// The queue's head, tail and length, and the side links once the table
+/// has outgrown links in its slots (see the module docs).
+pub(super) struct FreeQueue<I: Id> {
+    /// The oldest queued slot (meaningless while `len` is 0).
+    head: usize,
+    /// The newest queued slot (meaningless while `len` is 0).
+    tail: usize,
+    len: usize,
+    /// Empty while the links live in the slots; otherwise `side[s]` is the
+    /// slot queued after `s` (meaningless for a slot not queued, or last).
+    side: Vec<I::Bits>,
 }
 
-impl<B: Clone> Clone for FreeList<B> {
+impl<I: Id> Clone for FreeQueue<I> {
     fn clone(&self) -> Self {
-        FreeList {
+        FreeQueue {
             head: self.head,
             tail: self.tail,
-            len: AtomicUsize::new(self.len.load(Ordering::Relaxed)),
-            links: self.links.clone(),
+            len: self.len,
+            side: self.side.clone(),
         }
     }
 }
 
-impl<B> FreeList<B> {
-    const_fn! {
-        pub(super) const fn new() -> Self {
-            FreeList {
-                head: 0,
-                tail: 0,
-                len: AtomicUsize::new(0),
-                links: Vec::new(),
-            }
-        }
-    }
+impl<I: Id> FreeQueue<I> {
+    const MASK: u64 = index_mask(I::INDEX_BITS);
 
-    /// The queue's length as of the last exclusive access (without the
-    /// pending flag).
-    #[inline(always)]
-    pub(super) fn settled_len(&self) -> usize {
-        self.len.load(Ordering::Relaxed) & !PENDING
-    }
-
-    /// The queue's oldest slot as of the last exclusive access.
-    #[inline(always)]
-    pub(super) fn settled_head(&self) -> usize {
-        self.head
-    }
-}
-
-impl<I: Id> IdTable<I> {
-    /// The most slots a table can have while its free-list links live in the
-    /// vacant slots' dense fields: half the layout's indices.
-    pub(super) const LINKS_IN_SLOTS: usize = {
+    /// The most slots a table can have while the links live in the slots:
+    /// half the layout's indices.
+    pub(super) const IN_SLOTS: usize = {
         let half = Self::MASK / 2;
         if half > usize::MAX as u64 {
             usize::MAX
@@ -103,112 +68,205 @@ impl<I: Id> IdTable<I> {
         }
     };
 
-    /// The dense field that links a queued slot to `next`.
-    #[inline(always)]
-    fn encode_link(next: usize) -> u64 {
-        Self::MASK - 1 - next as u64
+    /// An empty queue.
+    pub(super) const fn new() -> Self {
+        FreeQueue {
+            head: 0,
+            tail: 0,
+            len: 0,
+            side: Vec::new(),
+        }
     }
 
-    /// The slot a queued slot's dense field links to (garbage for `MASK`,
-    /// the last queued slot, whose link is never followed).
-    #[inline(always)]
-    fn decode_link(dense: u64) -> usize {
-        (Self::MASK - 1).wrapping_sub(dense) as usize
+    /// A queue of `order`'s slots, oldest first, for a table of `slots`
+    /// whose queued slots' dense fields hold `MASK` (a table built from
+    /// its parts). The slots must be vacant and distinct.
+    pub(super) fn from_order(
+        slots: &mut [I::Bits],
+        order: impl IntoIterator<Item = usize>,
+    ) -> Self {
+        let mut queue = Self::new();
+        if !Self::links_in_slots(slots.len()) {
+            queue.side = alloc::vec![I::Bits::from_u64_truncating(0); slots.len()];
+        }
+        for s in order {
+            queue.push(slots, s);
+        }
+        queue
     }
 
-    /// Puts vacant slot `s` (its word already written, dense field `MASK`)
-    /// at the back of the queue.
+    /// Whether a table of `slot_count` slots keeps the links in them.
     #[inline(always)]
-    pub(super) fn enqueue(&mut self, s: usize) {
-        // Reservations pending need no settling here: they take from the
-        // queue's front, a free appends at its back (the flag stays set).
-        let free = &mut self.free;
-        if *free.len.get_mut() & !PENDING == 0 {
-            free.head = s;
-        } else if free.links.is_empty() {
-            let tail = &mut self.slots[free.tail];
-            let word = tail.to_u64() & !Self::MASK | Self::encode_link(s);
+    fn links_in_slots(slot_count: usize) -> bool {
+        slot_count <= Self::IN_SLOTS
+    }
+
+    /// Number of queued slots.
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The oldest queued slot, if any.
+    #[inline]
+    pub(super) fn front(&self) -> Option<usize> {
+        (self.len > 0).then_some(self.head)
+    }
+
+    /// Puts vacant slot `s`, whose dense field holds `MASK`, at the back.
+    #[inline(always)]
+    pub(super) fn push(&mut self, slots: &mut [I::Bits], s: usize) {
+        if self.len == 0 {
+            self.head = s;
+        } else if Self::links_in_slots(slots.len()) {
+            let tail = &mut slots[self.tail];
+            let word = tail.to_u64() & !Self::MASK | (Self::MASK - 1 - s as u64);
             *tail = I::Bits::from_u64_truncating(word);
         } else {
-            free.links[free.tail] = I::Bits::from_u64_truncating(s as u64);
+            self.link_on_side(s);
         }
-        free.tail = s;
-        *free.len.get_mut() += 1;
+        self.tail = s;
+        self.len += 1;
     }
 
-    /// Takes the oldest slot off the queue (which must not be empty and
-    /// have no reservation pending). Its word still holds its last
-    /// generation; the caller rewrites the word.
+    /// [`push`](Self::push)'s link past the line: in `side`.
+    #[cold]
+    #[inline(never)]
+    fn link_on_side(&mut self, s: usize) {
+        self.side[self.tail] = I::Bits::from_u64_truncating(s as u64);
+    }
+
+    /// Takes the oldest slot off the queue, which must not be empty. Its
+    /// dense field still holds a link or `MASK`: the caller rewrites the
+    /// whole word.
     #[inline(always)]
-    pub(super) fn dequeue(&mut self) -> usize {
-        debug_assert!(
-            *self.free.len.get_mut() > 0,
-            "dequeue from an empty free list"
-        );
-        debug_assert!(
-            *self.free.len.get_mut() & PENDING == 0,
-            "dequeue with reservations pending"
-        );
-        let s = self.free.head;
-        self.free.head = self.next_queued(s);
-        *self.free.len.get_mut() -= 1;
+    pub(super) fn pop(&mut self, slots: &[I::Bits]) -> usize {
+        debug_assert!(self.len > 0, "pop from an empty free queue");
+        let s = self.head;
+        self.head = self.after(slots, s);
+        self.len -= 1;
         s
     }
 
-    /// The queued slot after `s` (garbage for the last one).
+    /// The slot queued after `s` (garbage for the last one, never
+    /// followed).
     #[inline(always)]
-    pub(super) fn next_queued(&self, s: usize) -> usize {
-        if self.free.links.is_empty() {
-            Self::decode_link(self.slots[s].to_u64() & Self::MASK)
+    pub(super) fn after(&self, slots: &[I::Bits], s: usize) -> usize {
+        if Self::links_in_slots(slots.len()) {
+            ((Self::MASK - 1).wrapping_sub(slots[s].to_u64()) & Self::MASK) as usize
         } else {
-            self.free.links[s].to_u64() as usize
+            self.after_on_side(s)
         }
     }
 
-    /// The queued slots as of the last exclusive access, oldest first
-    /// (slots reserved since are still among them).
-    pub(super) fn queued(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        let mut s = self.free.settled_head();
-        (0..self.free.settled_len()).map(move |i| {
+    #[cold]
+    #[inline(never)]
+    fn after_on_side(&self, s: usize) -> usize {
+        self.side[s].to_u64() as usize
+    }
+
+    /// The queued slots, oldest first.
+    pub(super) fn iter<'a>(
+        &'a self,
+        slots: &'a [I::Bits],
+    ) -> impl ExactSizeIterator<Item = usize> + 'a {
+        let mut s = self.head;
+        (0..self.len).map(move |i| {
             if i > 0 {
-                s = self.next_queued(s);
+                s = self.after(slots, s);
             }
             s
         })
     }
 
-    /// Keeps the links right after a fresh slot was pushed: moves them out of
-    /// the slots when the table passes [`LINKS_IN_SLOTS`](Self::LINKS_IN_SLOTS)
-    /// slots, and afterwards keeps one link per slot. Called only then, so
-    /// never for tables below the line.
+    /// Keeps the links right after slots were appended (each vacant with
+    /// `MASK`, or live): moves them out of the slots when the table passes
+    /// [`IN_SLOTS`](Self::IN_SLOTS), and afterwards keeps one side link per
+    /// slot. A no-op below the line.
     #[cold]
     #[inline(never)]
-    pub(super) fn grow_links(&mut self) {
-        if self.free.links.is_empty() {
-            let mut links = Vec::with_capacity(self.slots.capacity());
-            links.resize(self.slots.len(), I::Bits::from_u64_truncating(0));
-            let queued: Vec<usize> = self.queued().collect();
-            for pair in queued.windows(2) {
-                links[pair[0]] = I::Bits::from_u64_truncating(pair[1] as u64);
-            }
-            for &s in &queued {
-                let word = self.slots[s].to_u64() | Self::MASK;
-                self.slots[s] = I::Bits::from_u64_truncating(word);
-            }
-            self.free.links = links;
-        } else {
-            self.free
-                .links
-                .resize(self.slots.len(), I::Bits::from_u64_truncating(0));
+    pub(super) fn slots_grew(&mut self, slots: &mut [I::Bits]) {
+        if Self::links_in_slots(slots.len()) {
+            return;
+        }
+        if !self.side.is_empty() {
+            self.side
+                .resize(slots.len(), I::Bits::from_u64_truncating(0));
+            return;
+        }
+        // Crossing the line: read the links from the slots (as they were,
+        // below it), then clear them.
+        let below = slots.len().min(Self::IN_SLOTS);
+        let mut side = Vec::with_capacity(slots.len());
+        side.resize(slots.len(), I::Bits::from_u64_truncating(0));
+        let queued: Vec<usize> = self.iter(&slots[..below]).collect();
+        for pair in queued.windows(2) {
+            side[pair[0]] = I::Bits::from_u64_truncating(pair[1] as u64);
+        }
+        for &s in &queued {
+            slots[s] = I::Bits::from_u64_truncating(slots[s].to_u64() | Self::MASK);
+        }
+        self.side = side;
+    }
+
+    /// Room for `additional` more slots' side links, when they are kept.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        if !self.side.is_empty() {
+            self.side.reserve(additional);
         }
     }
 
-    /// Switches an empty-queued table built from parts to side links when it
-    /// has too many slots for links in the slots.
-    pub(super) fn links_for_slot_count(&mut self) {
-        debug_assert_eq!(self.free.settled_len(), 0);
-        if self.slots.len() > Self::LINKS_IN_SLOTS {
-            self.free.links = alloc::vec![I::Bits::from_u64_truncating(0); self.slots.len()];
+    pub(super) fn shrink_to_fit(&mut self) {
+        self.side.shrink_to_fit();
+    }
+
+    /// Whether the links live on the side (for tests).
+    #[cfg(test)]
+    pub(super) fn links_on_side(&self) -> bool {
+        !self.side.is_empty()
+    }
+
+    /// Checks the queue's invariants (module docs) for a table of `slots`
+    /// with `live` live ids, and returns which slots are queued.
+    ///
+    /// # Panics
+    ///
+    /// With a message naming the first invariant that does not hold.
+    pub(super) fn check(&self, slots: &[I::Bits], live: usize) -> Vec<bool> {
+        let in_slots = Self::links_in_slots(slots.len());
+        if in_slots {
+            assert!(self.side.is_empty(), "side links below the line");
+        } else {
+            assert_eq!(self.side.len(), slots.len(), "one side link per slot");
         }
+        let mut queued = alloc::vec![false; slots.len()];
+        let mut s = self.head;
+        for i in 0..self.len {
+            if i > 0 {
+                s = self.after(slots, s);
+            }
+            assert!(
+                s < slots.len(),
+                "the free queue names slot {s}, past the slots"
+            );
+            assert!(!queued[s], "slot {s} is queued twice");
+            queued[s] = true;
+            let dense = slots[s].to_u64() & Self::MASK;
+            assert!(dense >= live as u64, "queued slot {s} is occupied");
+            let last = i + 1 == self.len;
+            if in_slots {
+                assert_eq!(
+                    dense == Self::MASK,
+                    last,
+                    "queued slot {s}: only the last one has no link"
+                );
+            } else {
+                assert_eq!(dense, Self::MASK, "queued slot {s} has a link in its slot");
+            }
+            if last {
+                assert_eq!(s, self.tail, "the free queue's tail is not its last slot");
+            }
+        }
+        queued
     }
 }

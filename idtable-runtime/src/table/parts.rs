@@ -4,10 +4,9 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{FreeList, IdTable, OnExhausted, TableConfig};
+use super::{IdTable, OnExhausted, TableConfig};
 use crate::id::{Id, IdBits};
 use crate::marks::Marks;
-use crate::sync::Ordering;
 
 /// The state of an [`IdTable`] as plain numbers: what a save file holds.
 ///
@@ -236,20 +235,14 @@ impl<I: Id> IdTable<I> {
     #[cold]
     fn parts_with_reservations(&self) -> IdTableParts {
         let mut slots: Vec<u64> = self.slot_generations().collect();
-        let claims = self.reserved.claims.load(Ordering::Relaxed);
-        let (pending_queued, pending_fresh) = if claims == 0 {
-            (0, 0)
-        } else {
-            self.plan_split(claims)
-        };
-        let mut spent: Vec<u64> = (0..self.slots.len())
-            .filter(|&s| self.slot_is_reserved(s))
-            .map(|s| s as u64)
-            .collect();
+        // Claims not settled yet take the queue's first slots and the
+        // fresh indices after the last slot, as settling them would.
+        let (pending_queued, pending_fresh) = self.plan().split(self.reserved.claims());
+        let mut spent: Vec<u64> = self.reserved.marked().map(|s| s as u64).collect();
         let mut free = Vec::new();
-        for (i, s) in self.queued().enumerate() {
+        for (i, s) in self.free.iter(&self.slots).enumerate() {
             if i < pending_queued {
-                slots[s] = Self::next_generation_after(slots[s]);
+                slots[s] = Self::generation_of(self.slots[s]) + 1;
                 spent.push(s as u64);
             } else {
                 free.push(s as u64);
@@ -260,11 +253,10 @@ impl<I: Id> IdTable<I> {
             slots.push(1);
         }
         let retire = self.config.on_exhausted == OnExhausted::Retire;
-        let last = I::MAX_GENERATION.to_u64();
         free.extend(
             spent
                 .into_iter()
-                .filter(|&s| !(retire && slots[s as usize] == last)),
+                .filter(|&s| !(retire && slots[s as usize] == Self::MAX_GENERATION)),
         );
         IdTableParts {
             slots,
@@ -291,12 +283,12 @@ impl<I: Id> IdTable<I> {
 
     /// The generation of each slot, in slot order (`IdTableParts::slots`).
     pub(crate) fn slot_generations(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        self.slots.iter().map(|&s| Self::slot_generation(s))
+        (0..self.slots.len()).map(|s| self.last_generation(s))
     }
 
     /// The queued slots, oldest first (`IdTableParts::free`).
     pub(crate) fn free_slots(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
-        self.queued().map(|s| s as u64)
+        self.free.iter(&self.slots).map(|s| s as u64)
     }
 
     /// Rebuilds a table from [`IdTableParts`] and a configuration, checking
@@ -385,7 +377,7 @@ impl<I: Id> IdTable<I> {
                     slot: slot as usize,
                 });
             }
-            *word = Self::pack(Self::slot_generation(*word), d as u64);
+            *word = Self::pack(Self::generation_of(*word), d as u64);
         }
         // The ids in a pass of their own, once every dense slot is known to
         // be in range: a collect, not a push per id (pushing in the loop
@@ -396,7 +388,7 @@ impl<I: Id> IdTable<I> {
             .iter()
             .map(|&slot| {
                 let s = slot as usize;
-                Self::make_id(s, Self::slot_generation(slots[s]))
+                Self::make_id(s, Self::generation_of(slots[s]))
             })
             .collect();
         let retire = config.on_exhausted == OnExhausted::Retire;
@@ -421,19 +413,7 @@ impl<I: Id> IdTable<I> {
                 }
             }
         }
-        let mut table = IdTable {
-            slots,
-            ids,
-            free: FreeList::new(),
-            config,
-            reserved: super::Reserved::new(),
-        };
-        // The lists are valid: thread the free list through them.
-        table.links_for_slot_count();
-        for &slot in &parts.free {
-            table.enqueue(slot as usize);
-        }
-        Ok(table)
+        Ok(IdTable::from_checked(slots, ids, &parts.free, config))
     }
 }
 
