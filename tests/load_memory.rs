@@ -28,6 +28,16 @@ pub struct Small {
     pub v: u8,
 }
 
+/// A field of 128 bytes in memory and one byte of postcard as `None`:
+/// the largest ratio of memory to input the bound allows.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(serde)]
+pub struct Wide {
+    pub v: Option<[u32; 31]>,
+}
+
+const _: () = assert!(std::mem::size_of::<Option<[u32; 31]>>() == 128);
+
 /// Keys per hostile map (fewer under Miri).
 const N: usize = if cfg!(miri) { 12 } else { 32_768 };
 
@@ -91,4 +101,17 @@ fn allocator_loads_hold_memory_in_proportion_to_their_input() {
             serde_json::from_str::<SmallAllocator>(&text).unwrap()
         });
     }
+}
+
+#[test]
+fn a_field_at_the_bounds_limit_loads_within_it() {
+    let mut wide = WideAllocator::new();
+    for _ in 0..N {
+        wide.insert(Wide { v: None });
+    }
+    let bytes = postcard::to_allocvec(&wide).unwrap();
+    let loaded = within_bound("postcard, 128-byte Nones", bytes.len(), || {
+        postcard::from_bytes::<WideAllocator>(&bytes).unwrap()
+    });
+    assert_eq!(loaded.len(), N);
 }
