@@ -118,10 +118,10 @@ impl Reserving for SoaStorage<Unit, UnitId> {
         self.remove(id);
     }
     fn reserve(&mut self, additional: usize) {
-        idtable::Rows::reserve(self, additional)
+        SoaStorage::reserve(self, additional)
     }
     fn check_invariants(&self) {
-        idtable::Rows::check_invariants(self)
+        SoaStorage::check_invariants(self)
     }
 }
 

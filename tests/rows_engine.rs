@@ -3,7 +3,7 @@
 //! give the same answers for the same rows, and every engine method takes a
 //! struct that borrows (`retain` and the sorts do not force `'static`).
 
-use idtable::{RowMut, RowRef, Rows, SoaAllocator, SoaMap, SoaStorage};
+use idtable::{Container, RowMut, RowRef, Rows, SoaAllocator, SoaMap, SoaStorage};
 
 #[derive(SoaAllocator)]
 pub struct Unit {
@@ -119,7 +119,8 @@ fn a_table_and_a_map_of_the_same_rows_answer_alike() {
 
     macro_rules! same {
         ($a:expr, $b:expr) => {{
-            let (a, b): (&Rows<_, Point>, &Rows<_, Point>) = (&$a, &$b);
+            let (a, b): (&Rows<_, Point>, &Rows<_, Point>) =
+                (Container::rows(&$a), Container::rows(&$b));
             assert_eq!(a.keys(), b.keys());
             assert_eq!(a.columns().x, b.columns().x);
             assert_eq!(a.columns().y, b.columns().y);
@@ -135,7 +136,7 @@ fn a_table_and_a_map_of_the_same_rows_answer_alike() {
     table.sort_by(|a, b| a.y.cmp(b.y).then(b.x.cmp(a.x)));
     map.sort_by(|a, b| a.y.cmp(b.y).then(b.x.cmp(a.x)));
     same!(table, map);
-    let pair = [table.keys()[0], table.keys()[3]];
+    let pair = [table.ids()[0], table.ids()[3]];
     let [p, q] = table.get_disjoint_mut(pair).unwrap();
     std::mem::swap(p.x, q.x);
     let [p, q] = map.get_disjoint_mut(pair).unwrap();

@@ -114,21 +114,94 @@ pub trait Container {
     ///
     /// See [`Sources`]'s example.
     fn rows(&self) -> &Rows<Self::Index, Self::Record>;
-    /// Its rows, mutably. See the [module docs](self)'s example.
+    /// Its rows, mutably, for this crate's joins only: the
+    /// [`RowsToken`] it takes cannot be made outside idtable, so no other
+    /// code can swap another table's rows, with another configuration,
+    /// into a container. The derive implements it as
+    /// `fn rows_mut(&mut self, t: RowsToken<Self>) -> &mut Rows<…> { t.storage_rows(&mut self.storage) }`.
     ///
-    /// See [`Sources`]'s example.
-    fn rows_mut(&mut self) -> &mut Rows<Self::Index, Self::Record>;
+    /// See [`RowsToken`]'s example.
+    fn rows_mut(&mut self, token: RowsToken<Self>) -> &mut Rows<Self::Index, Self::Record>
+    where
+        Self: Sized;
     /// Removes the row of `key` and returns it (the last row moves into
     /// the gap).
     ///
     /// See [`Sources`]'s example.
     #[inline(always)]
-    fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record> {
-        self.rows_mut().remove_key(key)
+    fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>
+    where
+        Self: Sized,
+    {
+        self.rows_mut(RowsToken::new()).remove_key(key)
     }
 }
 
-/// The runtime's two containers: each is its rows (through `Deref`).
+/// What [`Container::rows_mut`] takes: made only inside idtable, so only
+/// idtable's joins can reach a container's rows mutably. A token is for
+/// one container type and is used up by the call.
+///
+/// A container of one's own, keeping its rows in a [`SoaStorage`], is what
+/// the derive writes for an allocator; a join calls its `rows_mut`:
+///
+/// ```
+/// use idtable::join::{Container, RowsToken};
+/// use idtable::rows::Rows;
+/// use idtable::{join, IdTable, SoaAllocator, SoaStorage};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+///
+/// /// Units that only a squad's own methods insert.
+/// pub struct Squad { units: SoaStorage<Unit, UnitId> }
+///
+/// impl Container for Squad {
+///     type Index = IdTable<UnitId>;
+///     type Record = Unit;
+///     fn rows(&self) -> &Rows<IdTable<UnitId>, Unit> {
+///         Container::rows(&self.units)
+///     }
+///     // Called by `join` (`Container::rows_mut(&mut squad, token)`),
+///     // never by other code: it cannot make a token.
+///     fn rows_mut(&mut self, token: RowsToken<Self>) -> &mut Rows<IdTable<UnitId>, Unit> {
+///         token.storage_rows(&mut self.units)
+///     }
+/// }
+///
+/// let mut squad = Squad { units: SoaStorage::default() };
+/// let a = squad.units.insert(Unit { hp: 3 });
+/// for (_, (unit,)) in join((&mut squad,)) {
+///     *unit.hp -= 1;
+/// }
+/// assert_eq!(*Container::rows(&squad).get(a).unwrap().hp, 2);
+/// ```
+pub struct RowsToken<C>(PhantomData<fn() -> C>);
+
+impl<C> RowsToken<C> {
+    #[inline(always)]
+    pub(crate) const fn new() -> Self {
+        RowsToken(PhantomData)
+    }
+
+    /// The rows of `storage`, mutably, for a container that keeps its rows
+    /// in a [`SoaStorage`] (every derived allocator: its `rows_mut` is
+    /// `token.storage_rows(&mut self.storage)`). It gives nothing more than
+    /// the storage itself does: a container's own storage is private to it.
+    ///
+    /// See [`RowsToken`]'s example.
+    #[inline(always)]
+    pub fn storage_rows<T: Record, I: Id>(
+        self,
+        storage: &mut SoaStorage<T, I>,
+    ) -> &mut Rows<crate::IdTable<I>, T>
+    where
+        C: Container<Index = crate::IdTable<I>, Record = T>,
+    {
+        &mut storage.rows
+    }
+}
+
+/// The runtime's two containers: each holds its rows.
 macro_rules! container {
     ([$($gen:tt)*] $face:ty => $index:ty, $record:ident) => {
         impl<$($gen)*> Container for $face {
@@ -136,11 +209,11 @@ macro_rules! container {
             type Record = $record;
             #[inline(always)]
             fn rows(&self) -> &Rows<Self::Index, $record> {
-                self
+                &self.rows
             }
             #[inline(always)]
-            fn rows_mut(&mut self) -> &mut Rows<Self::Index, $record> {
-                self
+            fn rows_mut(&mut self, _: RowsToken<Self>) -> &mut Rows<Self::Index, $record> {
+                &mut self.rows
             }
         }
     };
@@ -401,7 +474,7 @@ impl<'a, C: Container> IntoSource for &'a mut C {
     type Source = Exclusive<'a, C::Index, C::Record>;
     #[inline(always)]
     fn into_source(self) -> Self::Source {
-        let Rows { index, columns } = self.rows_mut();
+        let Rows { index, columns } = self.rows_mut(RowsToken::new());
         let index: &'a C::Index = index;
         Exclusive {
             keys: index.keys(),
@@ -721,7 +794,7 @@ pub trait IntoSources: sealed::Tuple {
 ///
 /// // A container is its rows, and the way a key's row is removed.
 /// assert_eq!(Container::rows(&units).keys(), &[a, b]);
-/// assert_eq!(Container::rows_mut(&mut burning).len(), 1);
+/// assert_eq!(Container::rows(&burning).len(), 1);
 ///
 /// // `join` turns what it is given into sources, picks the driver (the
 /// // required source with the fewest keys), and probes the others by key.

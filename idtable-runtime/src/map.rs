@@ -79,9 +79,9 @@ pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 
 /// The rows of `T` keyed by ids `K` of another table: slotmap's
 /// `SecondaryMap` semantics in structure-of-arrays form. Lookups, views,
-/// iteration, `retain` and sorting are the [`Rows`] engine's, through
-/// `Deref`; the [module docs](self) give the generation rules and the memory
-/// it takes.
+/// iteration, `retain` and sorting are the [`Rows`] engine's, each
+/// forwarded by a method of its own (a map names its rows by `keys`); the
+/// [module docs](self) give the generation rules and the memory it takes.
 ///
 /// Invariant: the sparse set holds one key per row of the columns, the row
 /// at dense index `d` belonging to `keys()[d]`; its own invariants are
@@ -113,10 +113,14 @@ pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 /// assert!(roomy.capacity() >= 64);
 /// ```
 pub struct SoaMap<K: Id, T: Record> {
-    rows: Rows<SparseSet<K>, T>,
+    pub(crate) rows: Rows<SparseSet<K>, T>,
 }
 
-rows_face!([K: Id, T: Record] SoaMap<K, T> => SparseSet<K>, T);
+rows_face!(
+    [K: Id, T: Record] SoaMap<K, T> => SparseSet<K>, T;
+    key: key, keys, keys_and_columns_mut;
+    shown: "\n[`Rows`] shows every method of a map."
+);
 
 impl<K: Id> sealed::Index for SparseSet<K> {
     type Key = K;

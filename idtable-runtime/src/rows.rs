@@ -12,8 +12,10 @@
 //!
 //! Everything else — lookups, views, columns, iterators, `drain`, `retain`,
 //! sorting, `get_disjoint_mut`, rayon and serde — is written once, here, and
-//! both containers reach it through `Deref`: a method of `Rows` is a method
-//! of each of them.
+//! each container owns a forward of every method (written once too, by a
+//! macro), named in its own words: a table's rows are named by `ids`, a
+//! map's by `keys`. No container dereferences to its `Rows`, so none hands
+//! out `&mut` to its table.
 //!
 //! ```
 //! use idtable::{SoaAllocator, SoaMap, SoaStorage};
@@ -27,8 +29,8 @@
 //! let mut marks: SoaMap<PointId, Point> = SoaMap::new();
 //! marks.insert(b, Point { x: 0.0, y: 0.0 });
 //!
-//! // The same engine methods on both.
-//! assert_eq!(table.keys(), &[a, b]);
+//! // The same engine methods on both, a table's list of ids named so.
+//! assert_eq!(table.ids(), &[a, b]);
 //! assert_eq!(*table.get(b).unwrap().y, 4.0);
 //! assert_eq!(marks.keys(), &[b]);
 //! assert_eq!(table.columns().x, &[1.0, 3.0]);
@@ -136,8 +138,10 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 
 /// Dense rows of `T` (one column per field, packed by swap-remove) and the
 /// index `X` that holds their keys: the engine of [`SoaStorage`](crate::SoaStorage)
-/// and [`SoaMap`](crate::SoaMap), reached through their `Deref`. Every method
-/// here is a method of both; the [module docs](self) say why.
+/// and [`SoaMap`](crate::SoaMap). Every method here is a method of both (a
+/// table says `ids` where the engine says `keys`); the [module docs](self)
+/// say why. A container's rows are reached, shared, through
+/// [`Container::rows`](crate::join::Container::rows).
 ///
 /// Invariant: the index holds exactly one key per row, the row at dense
 /// position `d` belonging to `keys()[d]`.
@@ -148,7 +152,7 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// use std::cmp::Reverse;
 /// use idtable::map::SparseSet;
 /// use idtable::rows::{Drain, IntoIter, Iter, IterMut, KeyOf, RowIndex, RowMut, RowRef, Rows};
-/// use idtable::{SoaAllocator, SoaMap};
+/// use idtable::{Container, SoaAllocator, SoaMap};
 ///
 /// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 /// pub struct Point { pub x: i32, pub y: i32 }
@@ -162,7 +166,7 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 ///     map.insert(key, Point { x, y: 0 });
 /// }
 /// // The engine of a map: its index is a `SparseSet`, its keys the ids.
-/// let rows: &Rows<SparseSet<PointId>, Point> = &map;
+/// let rows: &Rows<SparseSet<PointId>, Point> = Container::rows(&map);
 /// fn key_of<X: RowIndex>(rows: &Rows<X, Point>) -> KeyOf<X> { rows.keys()[0] }
 /// assert_eq!(key_of(rows), a);
 /// assert_eq!((rows.len(), rows.is_empty()), (3, false));
@@ -852,24 +856,241 @@ impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a mut Rows<X, T> {
     }
 }
 
-/// The faces of the engine: `Deref` to [`Rows`], `&` and `&mut` iteration,
-/// and the owning iterator, for a container that is a `Rows` with its own
-/// insert and remove.
+/// The faces of the engine: a container that is a `Rows` with its own
+/// insert and remove gets every method of [`Rows`] as its own (no `Deref`:
+/// a container's rustdoc page lists them, `Face::len(&face)` compiles, and
+/// no `&mut Rows` is handed out, into which another table could be
+/// swapped), named in its own words (`ids` for a table, `keys` for a map),
+/// plus equality, `&` and `&mut` iteration and the owning iterator.
+/// `$shown` is a doc link to an example that calls each method.
 macro_rules! rows_face {
-    ([$($gen:tt)*] $face:ty => $index:ty, $record:ty) => {
-        impl<$($gen)*> ::core::ops::Deref for $face {
-            type Target = $crate::rows::Rows<$index, $record>;
-
+    (
+        [$($gen:tt)*] $face:ty => $index:ty, $record:ty;
+        key: $key:ident, $keys:ident, $keys_and_columns_mut:ident;
+        shown: $shown:literal
+    ) => {
+        impl<$($gen)*> $face {
+            /// Number of rows.
+            #[doc = $shown]
             #[inline(always)]
-            fn deref(&self) -> &Self::Target {
-                &self.rows
+            pub fn len(&self) -> usize {
+                self.rows.len()
+            }
+
+            /// `true` when there are no rows.
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn is_empty(&self) -> bool {
+                self.rows.is_empty()
+            }
+
+            /// How many rows fit before the columns reallocate.
+            #[doc = $shown]
+            pub fn capacity(&self) -> usize {
+                self.rows.capacity()
+            }
+
+            /// Room for `additional` more rows, in the columns and the index.
+            #[doc = $shown]
+            pub fn reserve(&mut self, additional: usize) {
+                self.rows.reserve(additional);
+            }
+
+            /// Shrinks the columns and the index to fit.
+            #[doc = $shown]
+            pub fn shrink_to_fit(&mut self) {
+                self.rows.shrink_to_fit();
+            }
+
+            /// Removes every row (each value dropped).
+            #[doc = $shown]
+            pub fn clear(&mut self) {
+                self.rows.clear();
+            }
+
+            #[doc = concat!("The dense position of `", stringify!($key), "`'s row, if it has one.")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn dense_index(&self, $key: $crate::rows::KeyOf<$index>) -> ::core::option::Option<usize> {
+                self.rows.dense_index($key)
+            }
+
+            #[doc = concat!("The row of `", stringify!($key), "` (`FooRef`: a reference per field), if it has one.")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn get(
+                &self,
+                $key: $crate::rows::KeyOf<$index>,
+            ) -> ::core::option::Option<<$record as $crate::record::Record>::Ref<'_>> {
+                self.rows.get($key)
+            }
+
+            #[doc = concat!("The row of `", stringify!($key), "` mutably (`FooMut`), if it has one.")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn get_mut(
+                &mut self,
+                $key: $crate::rows::KeyOf<$index>,
+            ) -> ::core::option::Option<<$record as $crate::record::Record>::Mut<'_>> {
+                self.rows.get_mut($key)
+            }
+
+            #[doc = concat!("The rows of `N` ", stringify!($keys), " mutably at once; `None` if one has no row or two are the same.")]
+            #[doc = $shown]
+            pub fn get_disjoint_mut<const N: usize>(
+                &mut self,
+                $keys: [$crate::rows::KeyOf<$index>; N],
+            ) -> ::core::option::Option<[<$record as $crate::record::Record>::Mut<'_>; N]> {
+                self.rows.get_disjoint_mut($keys)
+            }
+
+            #[doc = concat!("The ", stringify!($keys), ", in dense order: `", stringify!($keys), "()[d]` owns the row at position `d` of every column.")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn $keys(&self) -> &[$crate::rows::KeyOf<$index>] {
+                self.rows.keys()
+            }
+
+            #[doc = concat!("Every column as a shared slice (`FooColumns`), parallel to [`", stringify!($keys), "`](Self::", stringify!($keys), ").")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn columns(&self) -> <$record as $crate::record::Record>::Columns<'_> {
+                self.rows.columns()
+            }
+
+            /// Every column as a mutable slice (`FooColumnsMut`).
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn columns_mut(&mut self) -> <$record as $crate::record::Record>::ColumnsMut<'_> {
+                self.rows.columns_mut()
+            }
+
+            #[doc = concat!("The ", stringify!($keys), " and every column mutably, at once: for loops that update rows and collect the ", stringify!($keys), " of some.")]
+            #[doc = $shown]
+            #[inline(always)]
+            pub fn $keys_and_columns_mut(
+                &mut self,
+            ) -> (&[$crate::rows::KeyOf<$index>], <$record as $crate::record::Record>::ColumnsMut<'_>) {
+                self.rows.keys_and_columns_mut()
+            }
+
+            /// The row at dense position `dense`.
+            ///
+            /// # Panics
+            ///
+            /// If `dense >= len()`.
+            #[doc = $shown]
+            #[inline]
+            #[track_caller]
+            pub fn row(&self, dense: usize) -> <$record as $crate::record::Record>::Ref<'_> {
+                self.rows.row(dense)
+            }
+
+            /// The row at dense position `dense`, mutably.
+            ///
+            /// # Panics
+            ///
+            /// If `dense >= len()`.
+            #[doc = $shown]
+            #[inline]
+            #[track_caller]
+            pub fn row_mut(&mut self, dense: usize) -> <$record as $crate::record::Record>::Mut<'_> {
+                self.rows.row_mut(dense)
+            }
+
+            #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order.")]
+            #[doc = $shown]
+            pub fn iter(&self) -> $crate::rows::Iter<'_, $record, $crate::rows::KeyOf<$index>> {
+                self.rows.iter()
+            }
+
+            #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order.")]
+            #[doc = $shown]
+            pub fn iter_mut(&mut self) -> $crate::rows::IterMut<'_, $record, $crate::rows::KeyOf<$index>> {
+                self.rows.iter_mut()
+            }
+
+            #[doc = concat!("Removes every row and yields `(", stringify!($key), ", value)`; rows not yet yielded are dropped with the iterator.")]
+            #[doc = $shown]
+            pub fn drain(&mut self) -> $crate::rows::Drain<'_, $index, $record> {
+                self.rows.drain()
+            }
+
+            /// Keeps the rows for which `keep` returns `true`, in their
+            /// order, and removes the others in one pass.
+            #[doc = $shown]
+            pub fn retain(
+                &mut self,
+                keep: impl ::core::ops::FnMut($crate::rows::KeyOf<$index>, $crate::rows::RowMut<'_, $record>) -> bool,
+            ) {
+                self.rows.retain(keep)
+            }
+
+            #[doc = concat!("Removes the rows for which `pred` returns `true` and yields them, `(", stringify!($key), ", value)`; see [`Rows::extract_if`](crate::rows::Rows::extract_if).")]
+            pub fn extract_if<F>(&mut self, pred: F) -> $crate::rows::ExtractIf<'_, $index, $record, F>
+            where
+                F: ::core::ops::FnMut($crate::rows::KeyOf<$index>, $crate::rows::RowMut<'_, $record>) -> bool,
+            {
+                self.rows.extract_if(pred)
+            }
+
+            #[doc = concat!("Removes the rows of `", stringify!($keys), "` (those with no row are skipped, repeats count once) in one pass that keeps the other rows in order; returns how many were removed.")]
+            #[doc = $shown]
+            pub fn remove_many(
+                &mut self,
+                $keys: impl ::core::iter::IntoIterator<Item = $crate::rows::KeyOf<$index>>,
+            ) -> usize {
+                self.rows.remove_many($keys)
+            }
+
+            #[doc = concat!("Reorders the rows by `compare`, stably; every ", stringify!($key), " still finds its row.")]
+            #[doc = $shown]
+            pub fn sort_by(
+                &mut self,
+                compare: impl ::core::ops::FnMut(
+                    $crate::rows::RowRef<'_, $record>,
+                    $crate::rows::RowRef<'_, $record>,
+                ) -> ::core::cmp::Ordering,
+            ) {
+                self.rows.sort_by(compare)
+            }
+
+            /// Reorders the rows by the key `key` computes from each, stably.
+            #[doc = $shown]
+            pub fn sort_by_key<S: ::core::cmp::Ord>(
+                &mut self,
+                key: impl ::core::ops::FnMut($crate::rows::RowRef<'_, $record>) -> S,
+            ) {
+                self.rows.sort_by_key(key)
+            }
+
+            /// Panics if an invariant is broken (for tests).
+            #[doc = $shown]
+            pub fn check_invariants(&self) {
+                self.rows.check_invariants()
             }
         }
 
-        impl<$($gen)*> ::core::ops::DerefMut for $face {
-            #[inline(always)]
-            fn deref_mut(&mut self) -> &mut Self::Target {
-                &mut self.rows
+        #[cfg(feature = "rayon")]
+        impl<$($gen)*> $face {
+            #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter`](crate::rows::Rows::par_iter).")]
+            pub fn par_iter<'a>(&'a self) -> $crate::par::ParIter<'a, $record, $crate::rows::KeyOf<$index>>
+            where
+                $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
+                <$record as $crate::record::Record>::Values: ::core::marker::Sync,
+                <$record as $crate::record::Record>::Ref<'a>: ::core::marker::Send,
+            {
+                self.rows.par_iter()
+            }
+
+            #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter_mut`](crate::rows::Rows::par_iter_mut).")]
+            pub fn par_iter_mut<'a>(&'a mut self) -> $crate::par::ParIterMut<'a, $record, $crate::rows::KeyOf<$index>>
+            where
+                $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
+                <$record as $crate::record::Record>::Values: ::core::marker::Send,
+                <$record as $crate::record::Record>::Mut<'a>: ::core::marker::Send,
+            {
+                self.rows.par_iter_mut()
             }
         }
 

@@ -124,7 +124,8 @@ impl<T> core::error::Error for InsertError<T> {}
 /// [`Rows`] of `T` whose keys are ids `I` issued by an [`IdTable`]: the
 /// allocator behind every derived `FooAllocator`, usable directly with any
 /// [`Id`] type. Lookups, views, iteration, `retain` and sorting are the
-/// engine's, through `Deref`.
+/// engine's, each forwarded by a method of its own (a table names its rows
+/// by `ids`).
 ///
 /// Invariant: the table holds one live id per row, the row at dense index
 /// `d` belonging to `table().ids()[d]`.
@@ -164,12 +165,44 @@ impl<T> core::error::Error for InsertError<T> {}
 /// assert_ne!(s.insert(Point { x: 1.0, y: 1.0 }).index(), c.index());
 /// let empty = SoaStorage::<Point, PointId>::with_config(config);
 /// assert!(empty.is_empty());
+///
+/// // Every method of the rows engine, in a table's words.
+/// let mut t = SoaStorage::<Point, PointId>::default();
+/// let [p, q, r] = [1.0, 2.0, 3.0].map(|x| t.insert(Point { x, y: x }));
+/// t.reserve(8);
+/// t.shrink_to_fit();
+/// assert_eq!((t.len(), t.is_empty(), t.dense_index(q)), (3, false, Some(1)));
+/// *t.get_mut(q).unwrap().y = 9.0;
+/// let [pp, pr] = t.get_disjoint_mut([p, r]).unwrap();
+/// std::mem::swap(pp.x, pr.x);
+/// assert_eq!((*t.get(q).unwrap().y, *t.row(0).x), (9.0, 3.0));
+/// *t.row_mut(2).x += 1.0;
+/// t.columns_mut().y[0] = 0.5;
+/// assert_eq!(t.columns().x, &[3.0, 2.0, 2.0]);
+/// assert_eq!(t.iter().map(|(id, _)| id).collect::<Vec<_>>(), t.ids());
+/// t.iter_mut().for_each(|(_, pt)| *pt.x *= 2.0);
+/// t.retain(|id, _| id != q);
+/// t.sort_by(|a, b| a.y.total_cmp(b.y));
+/// t.sort_by_key(|pt| (*pt.x) as i32);
+/// let taken: Vec<_> = t.extract_if(|_, pt| *pt.y > 2.0).collect();
+/// assert_eq!(taken, [(r, Point { x: 4.0, y: 3.0 })]);
+/// assert_eq!(t.remove_many([p, p]), 1);
+/// t.check_invariants();
+/// t.insert(Point { x: 0.0, y: 0.0 });
+/// assert_eq!(t.drain().count(), 1);
+/// t.insert(Point { x: 0.0, y: 0.0 });
+/// t.clear();
+/// assert!(t.is_empty());
 /// ```
 pub struct SoaStorage<T: Record, I: Id> {
-    rows: Rows<IdTable<I>, T>,
+    pub(crate) rows: Rows<IdTable<I>, T>,
 }
 
-rows_face!([T: Record, I: Id] SoaStorage<T, I> => IdTable<I>, T);
+rows_face!(
+    [T: Record, I: Id] SoaStorage<T, I> => IdTable<I>, T;
+    key: id, ids, ids_and_columns_mut;
+    shown: "\n[`SoaStorage`] shows every method of a table."
+);
 
 impl<I: Id> sealed::Index for IdTable<I> {
     type Key = I;
@@ -295,28 +328,13 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
         s
     }
 
-    /// The id table (ids, slots, free queue).
+    /// The id table (ids, slots, free queue): shared only, so that the
+    /// storage's table and columns stay in step and its configuration
+    /// stays its own.
     ///
     /// See [`SoaStorage`]'s example.
     pub fn table(&self) -> &IdTable<I> {
         &self.rows.index
-    }
-
-    /// The live ids, in dense order (the engine's [`keys`](Rows::keys)).
-    ///
-    /// See [`SoaStorage`]'s example.
-    #[inline(always)]
-    pub fn ids(&self) -> &[I] {
-        self.rows.index.ids()
-    }
-
-    /// The ids and every column mutably, at once (the engine's
-    /// [`keys_and_columns_mut`](Rows::keys_and_columns_mut)).
-    ///
-    /// See [`SoaStorage`]'s example.
-    #[inline(always)]
-    pub fn ids_and_columns_mut(&mut self) -> (&[I], T::ColumnsMut<'_>) {
-        self.rows.keys_and_columns_mut()
     }
 
     /// Inserts `value`, or gives it back when no id can be issued.

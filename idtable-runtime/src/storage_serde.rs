@@ -376,7 +376,7 @@ where
     ) -> Result<S::Ok, S::Error> {
         let fields = T::FIELDS;
         let columns = SavedColumns::<T> {
-            slices: self.column_slices(),
+            slices: self.rows.column_slices(),
             fields,
             name: names.columns,
         };

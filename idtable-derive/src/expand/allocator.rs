@@ -312,10 +312,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             type Record = #record_ty;
             // Called once per join (the sources keep what they need).
             fn rows(&self) -> &#krate::rows::Rows<Self::Index, Self::Record> {
-                &self.storage
+                #krate::join::Container::rows(&self.storage)
             }
-            fn rows_mut(&mut self) -> &mut #krate::rows::Rows<Self::Index, Self::Record> {
-                &mut self.storage
+            fn rows_mut(
+                &mut self,
+                token: #krate::join::RowsToken<Self>,
+            ) -> &mut #krate::rows::Rows<Self::Index, Self::Record> {
+                token.storage_rows(&mut self.storage)
             }
         }
 
