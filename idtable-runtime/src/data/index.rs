@@ -2,7 +2,7 @@
 //! [`DataMap`](super::DataMap): derived from the buffer (never saved),
 //! rebuilt on load.
 //!
-//! A [`PagedIndex`] of [`Slot`]s: a page exists only where some entity's
+//! A [`PagedIndex`] of [`Place`]s: a page exists only where some entity's
 //! index falls, and the index holds memory in proportion to its pages
 //! whatever the indices (see [`paged_index`](crate::paged_index)), so a
 //! map holding a few entities with high indices stays small. A lookup of a
@@ -13,63 +13,63 @@ use crate::paged_index::{Entry, PagedIndex};
 /// Where one entity is: its region's word offset in the map's buffer and its
 /// position in the map's dense id list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slot {
+pub(crate) struct Place {
     pub(crate) offset: u32,
     pub(crate) dense: u32,
 }
 
-/// A slot that holds no entity.
-impl Entry for Slot {
-    const VACANT: Slot = Slot {
+/// The place of no entity.
+impl Entry for Place {
+    const VACANT: Place = Place {
         offset: 0,
         dense: u32::MAX,
     };
 }
 
-const EMPTY: Slot = Slot::VACANT;
+const EMPTY: Place = Place::VACANT;
 
-/// Slot index → [`Slot`], paged.
+/// Slot index → [`Place`], paged.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct SlotIndex {
-    pages: PagedIndex<Slot>,
+pub(crate) struct Places {
+    pages: PagedIndex<Place>,
 }
 
-impl SlotIndex {
+impl Places {
     /// The entity at slot index `index`, if any.
     #[inline]
-    pub(crate) fn get(&self, index: usize) -> Option<Slot> {
+    pub(crate) fn get(&self, index: usize) -> Option<Place> {
         self.pages.get(index)
     }
 
-    /// The slot of index `index` to write, adding its page if needed.
+    /// The place at slot index `index`, to write, adding its page if needed.
     #[inline]
-    pub(crate) fn entry(&mut self, index: usize) -> &mut Slot {
+    pub(crate) fn entry(&mut self, index: usize) -> &mut Place {
         self.pages.entry(index)
     }
 
-    /// Puts `slot` at index `index` if that holds no entity yet; `false`
+    /// Puts `place` at index `index` if that holds no entity yet; `false`
     /// (changing nothing) if it does.
     #[inline]
-    pub(crate) fn insert_new(&mut self, index: usize, slot: Slot) -> bool {
+    pub(crate) fn insert_new(&mut self, index: usize, place: Place) -> bool {
         let entry = self.entry(index);
         let vacant = *entry == EMPTY;
         if vacant {
-            *entry = slot;
+            *entry = place;
         }
         vacant
     }
 
-    /// Sets the slot of `index`, which holds an entity, to `offset`.
+    /// Sets the place at slot index `index`, which holds an entity, to `offset`.
     pub(crate) fn set_offset(&mut self, index: usize, offset: usize) {
         self.entry(index).offset = offset as u32;
     }
 
-    /// Empties the slot of `index`.
+    /// Empties the place at slot index `index`.
     pub(crate) fn remove(&mut self, index: usize) {
         *self.entry(index) = EMPTY;
     }
 
-    /// Empties every slot, keeping the pages.
+    /// Empties every place, keeping the pages.
     pub(crate) fn clear(&mut self) {
         self.pages.vacate_all();
     }
@@ -87,13 +87,13 @@ mod tests {
 
     #[test]
     fn slots_far_apart_take_one_page_each() {
-        let mut index = SlotIndex::default();
+        let mut index = Places::default();
         assert_eq!(index.get(0), None);
-        *index.entry(5) = Slot {
+        *index.entry(5) = Place {
             offset: 7,
             dense: 0,
         };
-        *index.entry(PAGE * 40 + 3) = Slot {
+        *index.entry(PAGE * 40 + 3) = Place {
             offset: 9,
             dense: 1,
         };
@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(index.get(6), None);
         assert_eq!(index.get(PAGE * 39), None);
         assert_eq!(index.get(usize::MAX), None);
-        let taken = Slot {
+        let taken = Place {
             offset: 1,
             dense: 2,
         };

@@ -14,7 +14,7 @@ use super::format::{
     empty_map_bytes, fixed_word0, fixed_word1, header_words, id_words, len_words, map_word0, Tag,
     MAP_HEADER_WORDS, MAP_VERSION, MAX_WORDS, VERSION,
 };
-use super::index::{Slot, SlotIndex};
+use super::index::{Place, Places};
 use super::key::Key;
 use super::load::{saved_words, validate_like, Shape};
 use super::value::Value;
@@ -73,8 +73,9 @@ pub struct DataMap<K: Id> {
     words: Vec<u32>,
     /// Every entity's id, in the order of `index`'s `dense` positions.
     ids: Vec<K>,
-    /// Slot index of an id → its region's offset and its position in `ids`.
-    index: SlotIndex,
+    /// Slot index of an id → its place: its region's offset and its
+    /// position in `ids`.
+    index: Places,
     /// Zero words between the header and the end that belong to no region.
     dead: usize,
 }
@@ -82,9 +83,9 @@ pub struct DataMap<K: Id> {
 /// Invariants, checked by the tests through `from_bytes(as_bytes())`:
 /// `words` is empty or a valid saved map (header with `ids.len()` entities,
 /// regions whose blocks pass `validate` at version 2, zero holes, `dead`
-/// of them); `ids[slot.dense]` is the id stored in the region at
-/// `slot.offset`, for the slot of every id's index, and no other slot
-/// holds an entity.
+/// of them); `ids[place.dense]` is the id stored in the region at
+/// `place.offset`, for the place at every id's slot index, and no other
+/// place holds an entity.
 impl<K: Id> DataMap<K> {
     /// Words an id takes in the buffer.
     const ID_WORDS: usize = id_words(<K::Bits as IdBits>::BITS);
@@ -106,7 +107,7 @@ impl<K: Id> DataMap<K> {
         DataMap {
             words: Vec::new(),
             ids: Vec::new(),
-            index: SlotIndex::default(),
+            index: Places::default(),
             dead: 0,
         }
     }
@@ -387,8 +388,8 @@ impl<K: Id> DataMap<K> {
     ) -> Result<(), DataError> {
         let key = key.into();
         let value = value.into();
-        let slot = match self.existing_slot(id)? {
-            Some(slot) => slot,
+        let place = match self.existing_place(id)? {
+            Some(place) => place,
             None => {
                 // A new block holds this one value: check that it fits
                 // before dropping any stale data, so that a failed set
@@ -401,13 +402,13 @@ impl<K: Id> DataMap<K> {
                         needed: needed.saturating_mul(4),
                     });
                 }
-                self.create_slot(id)
+                self.create_place(id)
             }
         };
         let mut room = EntityRoom {
             map: self,
             index: id.index(),
-            offset: slot.offset as usize,
+            offset: place.offset as usize,
         };
         let result = edit::set(&mut room, key, value);
         debug_assert!(result.is_ok() || self.contains(id));
@@ -433,16 +434,16 @@ impl<K: Id> DataMap<K> {
     /// # Ok::<(), idtable::data::DataError>(())
     /// ```
     pub fn insert(&mut self, id: K, component: &DataComponent) -> Result<(), DataError> {
-        let slot = match self.existing_slot(id)? {
-            Some(slot) => slot,
-            None => self.create_slot(id),
+        let place = match self.existing_place(id)? {
+            Some(place) => place,
+            None => self.create_place(id),
         };
         let source = component.view().words();
         let len = needed_words(source);
         let mut room = EntityRoom {
             map: self,
             index: id.index(),
-            offset: slot.offset as usize,
+            offset: place.offset as usize,
         };
         room.resize_from(len, Some(source), None);
         self.maybe_compact();
@@ -523,12 +524,12 @@ impl<K: Id> DataMap<K> {
         let Some((offset, len)) = self.find(id) else {
             return false;
         };
-        let Some(slot) = self.index.get(id.index()) else {
+        let Some(place) = self.index.get(id.index()) else {
             return false;
         };
         self.free_region(offset, len + Self::ID_WORDS);
         self.index.remove(id.index());
-        let dense = slot.dense as usize;
+        let dense = place.dense as usize;
         self.ids.swap_remove(dense);
         if let Some(&moved) = self.ids.get(dense) {
             self.index.entry(moved.index()).dense = dense as u32;
@@ -773,11 +774,11 @@ impl<K: Id> DataMap<K> {
             let id_at = end - Self::ID_WORDS;
             let id = read_id::<K>(&words[id_at..end])
                 .ok_or_else(|| DataError::BadId { offset: id_at * 4 })?;
-            let slot = Slot {
+            let place = Place {
                 offset: at as u32,
                 dense: map.ids.len() as u32,
             };
-            if !map.index.insert_new(id.index(), slot) {
+            if !map.index.insert_new(id.index(), place) {
                 return Err(DataError::DuplicateId {
                     offset: id_at * 4,
                     index: id.index(),
@@ -848,20 +849,20 @@ impl<K: Id> DataMap<K> {
         (stored_bits(stored) == id.to_bits().to_u64()).then_some((offset, len))
     }
 
-    /// The slot of `id` if it has data; `None` if it has none, or if the
+    /// The place of `id` if it has data; `None` if it has none, or if the
     /// map holds data for an older id of its slot (which
-    /// [`create_slot`](Self::create_slot) then drops). Errors for a stale
+    /// [`create_place`](Self::create_place) then drops). Errors for a stale
     /// id, a slot index past `u32::MAX`, and a buffer that could not take
     /// a new block. Changes nothing.
-    fn existing_slot(&self, id: K) -> Result<Option<Slot>, DataError> {
+    fn existing_place(&self, id: K) -> Result<Option<Place>, DataError> {
         let index = id.index();
         if index > u32::MAX as usize {
             return Err(DataError::IdOutOfRange { index });
         }
-        if let Some(slot) = self.index.get(index) {
-            let held = self.ids[slot.dense as usize];
+        if let Some(place) = self.index.get(index) {
+            let held = self.ids[place.dense as usize];
             if held == id {
-                return Ok(Some(slot));
+                return Ok(Some(place));
             }
             if held.generation().to_u64() > id.generation().to_u64() {
                 return Err(DataError::StaleId { index });
@@ -879,12 +880,12 @@ impl<K: Id> DataMap<K> {
     }
 
     /// Creates an empty block for `id` (which
-    /// [`existing_slot`](Self::existing_slot) found without one), dropping
+    /// [`existing_place`](Self::existing_place) found without one), dropping
     /// the data of an older id of the same slot.
-    fn create_slot(&mut self, id: K) -> Slot {
+    fn create_place(&mut self, id: K) -> Place {
         let index = id.index();
-        if let Some(slot) = self.index.get(index) {
-            let held = self.ids[slot.dense as usize];
+        if let Some(place) = self.index.get(index) {
+            let held = self.ids[place.dense as usize];
             self.remove(held);
         }
         if self.words.is_empty() {
@@ -894,17 +895,17 @@ impl<K: Id> DataMap<K> {
         self.reserve(2 + Self::ID_WORDS);
         self.words.extend([fixed_word0(0), fixed_word1(2, 2)]);
         push_id(&mut self.words, id);
-        let slot = Slot {
+        let place = Place {
             offset: offset as u32,
             dense: self.ids.len() as u32,
         };
-        *self.index.entry(index) = slot;
+        *self.index.entry(index) = place;
         if self.ids.len() == self.ids.capacity() {
             self.ids.reserve_exact(growth(self.ids.len()));
         }
         self.ids.push(id);
         self.set_count();
-        slot
+        place
     }
 
     /// Makes room for `extra` more words at the end: the buffer grows by a
