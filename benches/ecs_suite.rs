@@ -25,16 +25,33 @@
 //!
 //! `Vec columns` is a floor, not a container: four `Vec`s and no ids.
 //!
+//! Two builds of the ECSs, one per package feature (Cargo builds a crate
+//! once per build, with the union of the features asked for):
+//!
+//! * `ecs_default`: every ECS with its default features, as the public suite
+//!   builds them and as their users get them; groups
+//!   `simple_insert/default_features` and `simple_iter/default_features`;
+//! * `ecs`: legion, bevy_ecs and shipyard without the default features their
+//!   queries do not use (threads, serialization, reflection, codegen for
+//!   systems; hecs's default is `std` alone, kept); groups
+//!   `simple_insert/no_default_features` and `simple_iter/no_default_features`.
+//!
+//! The criterion ids are `GROUP/FUNCTION`, e.g.
+//! `simple_iter/default_features/legion`. idtable and the `Vec` floor are the
+//! same code in both builds.
+//!
 //! Each workload is a never-inlined function; before anything is timed the
 //! bench checks that every insert makes 10,000 entities with the given
 //! position and velocity, and that one pass of every iteration leaves every
 //! position at `(2, 0, 0)`.
 //!
+//!     cargo bench --manifest-path benches/Cargo.toml --features ecs_default --bench ecs_suite
 //!     cargo bench --manifest-path benches/Cargo.toml --features ecs --bench ecs_suite
 //!
 //! On a loaded machine, the same workloads timed in alternation, one pass of
 //! each per round (see [`alternate`]), with no criterion benchmark run:
 //!
+//!     ECS_SUITE_ALTERNATE=300 cargo bench --manifest-path benches/Cargo.toml --features ecs_default --bench ecs_suite -- alternate
 //!     ECS_SUITE_ALTERNATE=300 cargo bench --manifest-path benches/Cargo.toml --features ecs --bench ecs_suite -- alternate
 
 use std::hint::black_box;
@@ -56,6 +73,14 @@ const TRANSFORM: Mat4 = [
 ];
 /// `Vector3::unit_x()`.
 const UNIT_X: Vec3 = [1.0, 0.0, 0.0];
+
+/// The build of the ECSs this binary holds (see the module docs): the
+/// second part of every group name.
+const BUILD: &str = if cfg!(feature = "ecs_default") {
+    "default_features"
+} else {
+    "no_default_features"
+};
 
 /// `position += velocity`, as cgmath's `AddAssign` for `Vector3`, which
 /// takes the velocity by value.
@@ -526,7 +551,7 @@ fn check(_: &mut Criterion) {
 }
 
 fn bench_simple_insert(c: &mut Criterion) {
-    let mut group = c.benchmark_group("simple_insert");
+    let mut group = c.benchmark_group(format!("simple_insert/{BUILD}"));
     group.throughput(Throughput::Elements(N as u64));
     group.bench_function("idtable insert loop", |b| b.iter(idt::insert_loop));
     group.bench_function("idtable collect", |b| b.iter(idt::insert_collect));
@@ -548,7 +573,7 @@ fn bench_simple_insert(c: &mut Criterion) {
 }
 
 fn bench_simple_iter(c: &mut Criterion) {
-    let mut group = c.benchmark_group("simple_iter");
+    let mut group = c.benchmark_group(format!("simple_iter/{BUILD}"));
     group.throughput(Throughput::Elements(N as u64));
     let mut bodies = idt::insert_collect();
     group.bench_function("idtable zip", |b| {
@@ -701,6 +726,8 @@ fn alternate(_: &mut Criterion) {
     }
     for ((name, _), times) in passes.iter().zip(&mut times) {
         times.sort();
+        // `simple_iter/legion` -> `simple_iter/default_features/legion`.
+        let name = name.replacen('/', &format!("/{BUILD}/"), 1);
         println!(
             "alternating {name}: median {:?} of {rounds}",
             times[rounds / 2]
