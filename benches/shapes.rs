@@ -67,6 +67,12 @@
 //! of `add` and `take`, and says for each loop whether the container's insert
 //! or remove (or the wrapper, trait method or closure around it) is left as
 //! a call.
+//! On a loaded machine, the insert groups and the removals on a fresh clone
+//! timed in alternation, one pass of each container's loop per round, with
+//! no criterion benchmark run (medians per operation and idtable's ratios to
+//! `hand_soa` and `DenseSlotMap`, printed):
+//! `IDTABLE_SHAPES_ALTERNATE=31 cargo bench --manifest-path benches/Cargo.toml --bench shapes`.
+//!
 //! Environment: `IDTABLE_BENCH_QUICK=1`: N = 1,000 and 16,384 and short
 //! measurements (as criterion's `-- --test`, which runs each routine once);
 //! `IDTABLE_SHAPES_CHECK=0`: skip the checks of every shape run before the
@@ -74,7 +80,8 @@
 //! start from `with_capacity(N)` instead of an empty container (for
 //! callgrind: the insert path without growth).
 
-use std::time::Duration;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 
@@ -501,6 +508,169 @@ macro_rules! bench_shapes {
     }};
 }
 
+/// One pass of the alternation: `$setup` (untimed) makes `$x`, `$body` is
+/// timed, `$x` is dropped untimed (as criterion drops `iter_batched`'s
+/// outputs).
+macro_rules! timed {
+    ($setup:expr, |$x:ident| $body:expr) => {
+        Box::new(move || {
+            let mut $x = $setup;
+            let start = Instant::now();
+            $body;
+            let elapsed = start.elapsed();
+            drop(black_box($x));
+            elapsed
+        }) as Box<dyn FnMut() -> Duration + '_>
+    };
+}
+
+/// A pass of the alternation: its criterion id, its operations, and the
+/// pass, which returns the time of its timed part.
+type Pass<'a> = (String, usize, Box<dyn FnMut() -> Duration + 'a>);
+
+/// The passes of one container: every insert group and every removal group
+/// made on a clone just before it (not the batches), as `bench_shapes!` runs
+/// them.
+macro_rules! alternate_passes {
+    ($m:ident, $passes:expr, $n:expr, $full:expr, $victims:expr) => {{
+        let (passes, n, full, victims): (&mut Vec<Pass>, usize, &$m::C, &[$m::Key]) =
+            ($passes, $n, $full, $victims);
+        let id = |g: &str| format!("{g}/{}/{n}", $m::NAME);
+        let fresh = move || ($m::C::new(), Vec::<$m::Key>::with_capacity(n));
+        let holder = move || {
+            (
+                $m::Holder {
+                    table: $m::C::new(),
+                },
+                Vec::with_capacity(n),
+            )
+        };
+        let r = victims.len();
+        passes.extend([
+            (
+                id("insert/inline_wrapper"),
+                n,
+                timed!(fresh(), |x| $m::loop_add_inline(&mut x.0, n, &mut x.1)),
+            ),
+            (
+                id("insert/never_inlined"),
+                n,
+                timed!(fresh(), |x| $m::loop_add(&mut x.0, n, &mut x.1)),
+            ),
+            (
+                id("insert/trait_method"),
+                n,
+                timed!(fresh(), |x| $m::loop_add_trait(
+                    &mut x.0,
+                    n,
+                    &mut x.1,
+                    $m::make
+                )),
+            ),
+            (
+                id("insert/struct_method"),
+                n,
+                timed!(holder(), |x| $m::loop_add_method(&mut x.0, n, &mut x.1)),
+            ),
+            (
+                id("insert/closure"),
+                n,
+                timed!(fresh(), |x| $m::loop_add_closure(&mut x.0, n, &mut x.1)),
+            ),
+            (
+                id("remove/inline_wrapper_in_cache"),
+                r,
+                timed!(full.clone(), |x| $m::loop_remove_inline(&mut x, victims)),
+            ),
+            (
+                id("remove/never_inlined_returned"),
+                r,
+                timed!(full.clone(), |x| $m::loop_take(&mut x, victims)),
+            ),
+            (
+                id("remove/trait_method_in_cache"),
+                r,
+                timed!(full.clone(), |x| $m::loop_remove_trait(&mut x, victims)),
+            ),
+            (
+                id("remove/struct_method_in_cache"),
+                r,
+                timed!(
+                    $m::Holder {
+                        table: full.clone()
+                    },
+                    |x| { $m::loop_remove_method(&mut x, victims) }
+                ),
+            ),
+            (
+                id("remove/closure_in_cache"),
+                r,
+                timed!(full.clone(), |x| $m::loop_remove_closure(&mut x, victims)),
+            ),
+        ]);
+    }};
+}
+
+/// With `IDTABLE_SHAPES_ALTERNATE=<rounds>`: at each size, every pass of
+/// every container (`alternate_passes!`) in turn, once each per round, for
+/// that many rounds; then each one's median per operation, printed with its
+/// ratio to `hand_soa` and `dense_slotmap` in the same group. On a shared
+/// machine a change of load then hits every container alike, where
+/// criterion's runs, one container after the other, meet it at different
+/// times.
+fn alternate(rounds: usize, sizes: &[usize]) {
+    for &n in sizes {
+        let half = &support::order(n)[..n / 2];
+        let (idt, idt_ids) = on_idtable::build(n);
+        let (hand, hand_ids) = on_hand_soa::build(n);
+        let (dense, dense_ids) = on_dense_slotmap::build(n);
+        let (slot, slot_ids) = on_slotmap::build(n);
+        let idt_victims: Vec<_> = half.iter().map(|&i| idt_ids[i]).collect();
+        let hand_victims: Vec<_> = half.iter().map(|&i| hand_ids[i]).collect();
+        let dense_victims: Vec<_> = half.iter().map(|&i| dense_ids[i]).collect();
+        let slot_victims: Vec<_> = half.iter().map(|&i| slot_ids[i]).collect();
+        let mut passes: Vec<Pass> = Vec::new();
+        alternate_passes!(on_idtable, &mut passes, n, &idt, &idt_victims);
+        alternate_passes!(on_hand_soa, &mut passes, n, &hand, &hand_victims);
+        alternate_passes!(on_dense_slotmap, &mut passes, n, &dense, &dense_victims);
+        alternate_passes!(on_slotmap, &mut passes, n, &slot, &slot_victims);
+        let mut times = vec![Vec::with_capacity(rounds); passes.len()];
+        for _ in 0..rounds {
+            for ((_, _, pass), times) in passes.iter_mut().zip(&mut times) {
+                times.push(pass());
+            }
+        }
+        let medians: Vec<(String, f64)> = passes
+            .iter()
+            .zip(&mut times)
+            .map(|((name, ops, _), times)| {
+                times.sort();
+                (
+                    name.clone(),
+                    times[rounds / 2].as_secs_f64() * 1e9 / *ops as f64,
+                )
+            })
+            .collect();
+        let of = |name: &str, container: &str| {
+            let peer = name.replacen("/idtable/", &format!("/{container}/"), 1);
+            medians.iter().find(|(n, _)| *n == peer).map(|m| m.1)
+        };
+        for (name, ns) in &medians {
+            let ratios = match (of(name, "hand_soa"), of(name, "dense_slotmap")) {
+                (Some(hand), Some(dense)) if name.contains("/idtable/") => {
+                    format!(
+                        " ({:.2}x hand_soa, {:.2}x dense_slotmap)",
+                        ns / hand,
+                        ns / dense
+                    )
+                }
+                _ => String::new(),
+            };
+            println!("alternating {name}: median {ns:.2} ns per op of {rounds}{ratios}");
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let test_mode = args.iter().any(|a| a == "--test" || a == "--list");
@@ -514,6 +684,13 @@ fn main() {
     // and `take`, whose calls it counts.
     let check = std::env::var("IDTABLE_SHAPES_CHECK").map_or(true, |v| v != "0");
     let reserved = std::env::var("IDTABLE_SHAPES_RESERVED").is_ok_and(|v| v == "1");
+    let alternate_rounds = std::env::var("IDTABLE_SHAPES_ALTERNATE")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(rounds) = alternate_rounds.filter(|&r| r > 0) {
+        alternate(rounds, sizes);
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     for &n in sizes {
         // A fixed seeded random half of 0..n, in random order.
