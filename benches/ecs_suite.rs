@@ -22,19 +22,45 @@
 //!   `iter_mut`, shipyard `world.run` borrowing a `View` and a `ViewMut`.
 //!   idtable three ways: the zip of the `pos` and `vel` columns, the rows
 //!   (`iter_mut()`), and the zip of the flattened columns (30,000 `f32`s).
+//!   And the loop body users write first (issue 38), [`add_ref`], which
+//!   takes the velocity by reference: over the zip of the columns of
+//!   `columns_mut()` (`idtable zip by reference`), and inside [`add_all`], a
+//!   never-inlined function that takes the two columns as arguments (`idtable
+//!   zip by reference, columns as arguments`). Slices taken out of a view
+//!   struct tell the compiler nothing about overlap; only function arguments
+//!   do.
 //!
-//! `Vec columns` is a floor, not a container: four `Vec`s and no ids.
+//! `Vec columns` is a floor, not a container: four `Vec`s and no ids, with
+//! the same loops (`Vec columns zip by reference, as arguments` passes the
+//! two `Vec`s to [`add_all`]).
+//!
+//! Two builds of the ECSs, one per package feature (Cargo builds a crate
+//! once per build, with the union of the features asked for):
+//!
+//! * `ecs_default`: every ECS with its default features, as the public suite
+//!   builds them and as their users get them; groups
+//!   `simple_insert/default_features` and `simple_iter/default_features`;
+//! * `ecs`: legion, bevy_ecs and shipyard without the default features their
+//!   queries do not use (threads, serialization, reflection, codegen for
+//!   systems; hecs's default is `std` alone, kept); groups
+//!   `simple_insert/no_default_features` and `simple_iter/no_default_features`.
+//!
+//! The criterion ids are `GROUP/FUNCTION`, e.g.
+//! `simple_iter/default_features/legion`. idtable and the `Vec` floor are the
+//! same code in both builds.
 //!
 //! Each workload is a never-inlined function; before anything is timed the
 //! bench checks that every insert makes 10,000 entities with the given
 //! position and velocity, and that one pass of every iteration leaves every
 //! position at `(2, 0, 0)`.
 //!
+//!     cargo bench --manifest-path benches/Cargo.toml --features ecs_default --bench ecs_suite
 //!     cargo bench --manifest-path benches/Cargo.toml --features ecs --bench ecs_suite
 //!
 //! On a loaded machine, the same workloads timed in alternation, one pass of
 //! each per round (see [`alternate`]), with no criterion benchmark run:
 //!
+//!     ECS_SUITE_ALTERNATE=300 cargo bench --manifest-path benches/Cargo.toml --features ecs_default --bench ecs_suite -- alternate
 //!     ECS_SUITE_ALTERNATE=300 cargo bench --manifest-path benches/Cargo.toml --features ecs --bench ecs_suite -- alternate
 
 use std::hint::black_box;
@@ -57,6 +83,14 @@ const TRANSFORM: Mat4 = [
 /// `Vector3::unit_x()`.
 const UNIT_X: Vec3 = [1.0, 0.0, 0.0];
 
+/// The build of the ECSs this binary holds (see the module docs): the
+/// second part of every group name.
+const BUILD: &str = if cfg!(feature = "ecs_default") {
+    "default_features"
+} else {
+    "no_default_features"
+};
+
 /// `position += velocity`, as cgmath's `AddAssign` for `Vector3`, which
 /// takes the velocity by value.
 #[inline(always)]
@@ -64,6 +98,24 @@ fn add(position: &mut Vec3, velocity: Vec3) {
     position[0] += velocity[0];
     position[1] += velocity[1];
     position[2] += velocity[2];
+}
+
+/// The same with the velocity by reference, as a user writes it first over
+/// `iter_mut().zip(iter())`.
+#[inline(always)]
+fn add_ref(position: &mut Vec3, velocity: &Vec3) {
+    position[0] += velocity[0];
+    position[1] += velocity[1];
+    position[2] += velocity[2];
+}
+
+/// [`add_ref`] over two columns passed as arguments (which the compiler
+/// knows do not overlap).
+#[inline(never)]
+fn add_all(positions: &mut [Vec3], velocities: &[Vec3]) {
+    for (pos, vel) in positions.iter_mut().zip(velocities.iter()) {
+        add_ref(pos, vel);
+    }
 }
 
 /// The suite's four component types in an ECS's module, each with the
@@ -116,7 +168,7 @@ macro_rules! spawns {
 }
 
 mod idt {
-    use super::{add, Mat4, Vec3, N, TRANSFORM, UNIT_X};
+    use super::{add, add_all, add_ref, Mat4, Vec3, N, TRANSFORM, UNIT_X};
     use idtable::SoaAllocator;
 
     #[derive(SoaAllocator)]
@@ -159,6 +211,20 @@ mod idt {
     }
 
     #[inline(never)]
+    pub fn iter_zip_ref(bodies: &mut BodyAllocator) {
+        let cols = bodies.columns_mut();
+        for (pos, vel) in cols.pos.iter_mut().zip(cols.vel.iter()) {
+            add_ref(pos, vel);
+        }
+    }
+
+    #[inline(never)]
+    pub fn iter_zip_ref_args(bodies: &mut BodyAllocator) {
+        let cols = bodies.columns_mut();
+        add_all(cols.pos, cols.vel);
+    }
+
+    #[inline(never)]
     pub fn iter_rows(bodies: &mut BodyAllocator) {
         for (_, body) in bodies.iter_mut() {
             add(body.pos, *body.vel);
@@ -190,7 +256,7 @@ mod idt {
 
 /// The floor: four `Vec`s, no ids.
 mod vecs {
-    use super::{add, Mat4, Vec3, N, TRANSFORM, UNIT_X};
+    use super::{add, add_all, add_ref, Mat4, Vec3, N, TRANSFORM, UNIT_X};
 
     #[derive(Default)]
     pub struct Columns {
@@ -217,6 +283,18 @@ mod vecs {
         for (pos, vel) in c.pos.iter_mut().zip(c.vel.iter()) {
             add(pos, *vel);
         }
+    }
+
+    #[inline(never)]
+    pub fn iter_zip_ref(c: &mut Columns) {
+        for (pos, vel) in c.pos.iter_mut().zip(c.vel.iter()) {
+            add_ref(pos, vel);
+        }
+    }
+
+    #[inline(never)]
+    pub fn iter_zip_ref_args(c: &mut Columns) {
+        add_all(&mut c.pos, &c.vel);
     }
 
     #[inline(never)]
@@ -496,6 +574,11 @@ fn check(_: &mut Criterion) {
     let moved = [2.0, 0.0, 0.0];
     for (name, pass) in [
         ("idtable zip", idt::iter_zip as fn(&mut idt::BodyAllocator)),
+        ("idtable zip by reference", idt::iter_zip_ref),
+        (
+            "idtable zip by reference, columns as arguments",
+            idt::iter_zip_ref_args,
+        ),
         ("idtable rows", idt::iter_rows),
         ("idtable flattened", idt::iter_flat),
     ] {
@@ -505,6 +588,11 @@ fn check(_: &mut Criterion) {
     }
     for (name, pass) in [
         ("Vec columns zip", vecs::iter_zip as fn(&mut vecs::Columns)),
+        ("Vec columns zip by reference", vecs::iter_zip_ref),
+        (
+            "Vec columns zip by reference, as arguments",
+            vecs::iter_zip_ref_args,
+        ),
         ("Vec columns flattened", vecs::iter_flat),
     ] {
         let mut c = vecs::insert_loop();
@@ -526,7 +614,7 @@ fn check(_: &mut Criterion) {
 }
 
 fn bench_simple_insert(c: &mut Criterion) {
-    let mut group = c.benchmark_group("simple_insert");
+    let mut group = c.benchmark_group(format!("simple_insert/{BUILD}"));
     group.throughput(Throughput::Elements(N as u64));
     group.bench_function("idtable insert loop", |b| b.iter(idt::insert_loop));
     group.bench_function("idtable collect", |b| b.iter(idt::insert_collect));
@@ -548,11 +636,17 @@ fn bench_simple_insert(c: &mut Criterion) {
 }
 
 fn bench_simple_iter(c: &mut Criterion) {
-    let mut group = c.benchmark_group("simple_iter");
+    let mut group = c.benchmark_group(format!("simple_iter/{BUILD}"));
     group.throughput(Throughput::Elements(N as u64));
     let mut bodies = idt::insert_collect();
     group.bench_function("idtable zip", |b| {
         b.iter(|| idt::iter_zip(black_box(&mut bodies)))
+    });
+    group.bench_function("idtable zip by reference", |b| {
+        b.iter(|| idt::iter_zip_ref(black_box(&mut bodies)))
+    });
+    group.bench_function("idtable zip by reference, columns as arguments", |b| {
+        b.iter(|| idt::iter_zip_ref_args(black_box(&mut bodies)))
     });
     group.bench_function("idtable rows", |b| {
         b.iter(|| idt::iter_rows(black_box(&mut bodies)))
@@ -576,6 +670,12 @@ fn bench_simple_iter(c: &mut Criterion) {
     group.bench_function("Vec columns zip", |b| {
         b.iter(|| vecs::iter_zip(black_box(&mut columns)))
     });
+    group.bench_function("Vec columns zip by reference", |b| {
+        b.iter(|| vecs::iter_zip_ref(black_box(&mut columns)))
+    });
+    group.bench_function("Vec columns zip by reference, as arguments", |b| {
+        b.iter(|| vecs::iter_zip_ref_args(black_box(&mut columns)))
+    });
     group.bench_function("Vec columns flattened", |b| {
         b.iter(|| vecs::iter_flat(black_box(&mut columns)))
     });
@@ -594,7 +694,9 @@ fn alternate(_: &mut Criterion) {
     else {
         return;
     };
-    let (mut zip, mut rows, mut flat) = (
+    let (mut zip, mut zip_ref, mut zip_ref_args, mut rows, mut flat) = (
+        idt::insert_collect(),
+        idt::insert_collect(),
         idt::insert_collect(),
         idt::insert_collect(),
         idt::insert_collect(),
@@ -603,7 +705,12 @@ fn alternate(_: &mut Criterion) {
     let (mut legion_world, mut legion_query) = legion_ecs::iter_world();
     let mut bevy_world = bevy::insert_batch();
     let shipyard_world = shipyard_ecs::insert_loop();
-    let (mut columns, mut flat_columns) = (vecs::insert_loop(), vecs::insert_loop());
+    let (mut columns, mut columns_ref, mut columns_ref_args, mut flat_columns) = (
+        vecs::insert_loop(),
+        vecs::insert_loop(),
+        vecs::insert_loop(),
+        vecs::insert_loop(),
+    );
     type Pass<'a> = (&'static str, Box<dyn FnMut() + 'a>);
     let mut passes: Vec<Pass> = vec![
         (
@@ -659,6 +766,14 @@ fn alternate(_: &mut Criterion) {
             Box::new(|| idt::iter_zip(black_box(&mut zip))),
         ),
         (
+            "simple_iter/idtable zip by reference",
+            Box::new(|| idt::iter_zip_ref(black_box(&mut zip_ref))),
+        ),
+        (
+            "simple_iter/idtable zip by reference, columns as arguments",
+            Box::new(|| idt::iter_zip_ref_args(black_box(&mut zip_ref_args))),
+        ),
+        (
             "simple_iter/idtable rows",
             Box::new(|| idt::iter_rows(black_box(&mut rows))),
         ),
@@ -687,6 +802,14 @@ fn alternate(_: &mut Criterion) {
             Box::new(|| vecs::iter_zip(black_box(&mut columns))),
         ),
         (
+            "simple_iter/Vec columns zip by reference",
+            Box::new(|| vecs::iter_zip_ref(black_box(&mut columns_ref))),
+        ),
+        (
+            "simple_iter/Vec columns zip by reference, as arguments",
+            Box::new(|| vecs::iter_zip_ref_args(black_box(&mut columns_ref_args))),
+        ),
+        (
             "simple_iter/Vec columns flattened",
             Box::new(|| vecs::iter_flat(black_box(&mut flat_columns))),
         ),
@@ -701,6 +824,8 @@ fn alternate(_: &mut Criterion) {
     }
     for ((name, _), times) in passes.iter().zip(&mut times) {
         times.sort();
+        // `simple_iter/legion` -> `simple_iter/default_features/legion`.
+        let name = name.replacen('/', &format!("/{BUILD}/"), 1);
         println!(
             "alternating {name}: median {:?} of {rounds}",
             times[rounds / 2]

@@ -5,8 +5,8 @@
 # Usage: scripts/instructions.sh [GROUP...]   (default: insert_reserved insert remove_random churn)
 #        scripts/instructions.sh load          (bench `load`: instructions per loaded row)
 #        scripts/instructions.sh shapes        (bench `shapes`: the never-inlined `add` and
-#                                               `take` of each container, and its `#[inline]`
-#                                               wrappers; see below)
+#                                               `take` of each container, its timed loops,
+#                                               and what they inline; see below)
 #
 # Each benchmark runs once in criterion's --test mode (N = 16,384) under
 # callgrind, counting only inside the bench's never-inlined timed loops
@@ -51,11 +51,19 @@ if [ "${1:-}" = shapes ]; then
     # * their code size in bytes (`nm -S`; a function that only jumps to
     #   another is shown with its target's size) and their instructions;
     # * Ir per operation of each timed loop (`loop_add_inline`, `loop_add`,
-    #   `loop_remove_inline`, `loop_take`), as criterion times them;
-    # * for the `#[inline]` wrappers: whether the container's insert and
-    #   remove were inlined into the timed loops `loop_add_inline` and
-    #   `loop_remove_inline` (the calls left in them: to the container's own
-    #   code or only to growth and panics).
+    #   `loop_remove_inline`, `loop_take`, and issue 38's `loop_add_trait`,
+    #   `loop_add_method`, `loop_add_closure`, `loop_remove_trait`,
+    #   `loop_remove_method`, `loop_remove_closure`), as criterion times them,
+    #   and of the insert loops into a container made with room for N;
+    # * for every shape that hints inlining (the `#[inline]` wrappers, the
+    #   trait's and the `Holder`'s `#[inline]` methods, the closures):
+    #   whether the container's insert and remove were inlined into the loop
+    #   that runs them (`loop_add_inline`, `loop_remove_inline`,
+    #   `loop_add_trait`, `loop_remove_trait`, `loop_add_method`,
+    #   `loop_remove_method`, and for the closures the generic helpers
+    #   `each_index` and `each_key` that call them): the calls left in them,
+    #   to the container's own code or the wrapper, method or closure around
+    #   it ("NOT inlined"), or only to growth and panics ("inlined").
     # Needs valgrind and binutils (nm, objdump).
     bin=$(cargo bench --manifest-path benches/Cargo.toml --bench shapes --no-run \
         --message-format=json 2>/dev/null |
@@ -66,11 +74,27 @@ for line in sys.stdin:
         print(m["executable"])')
     n=16384
     containers=(idtable hand_soa dense_slotmap slotmap)
+    symbols=$(mktemp)
+    trap 'rm -f "$symbols"' EXIT
+    nm -C "$bin" >"$symbols"
+    toggles() { # function -> a --toggle-collect for it and for every symbol at its address
+        # (the compiler merges functions whose code is the same, e.g. loop_add_method and
+        # loop_add_inline when the Holder is laid out as the container: callgrind names the
+        # code after one of them)
+        python3 -c 'import sys
+f, lines = sys.argv[1], [l.rstrip("\n").split(" ", 2) for l in open(sys.argv[2])]
+at = {l[0] for l in lines if len(l) == 3 and l[2] == f}
+for l in lines:
+    if len(l) == 3 and l[0] in at:
+        print("--toggle-collect=" + l[2])' "$1" "$symbols"
+    }
     count_calls() { # function, benchmark, calls -> Ir per call
         local out total
+        local -a toggle
+        mapfile -t toggle < <(toggles "$1")
         out=$(mktemp)
         IDTABLE_SHAPES_CHECK=0 IDTABLE_SHAPES_RESERVED=${reserved:-0} valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-            --collect-atstart=no --toggle-collect="$1" "$bin" --bench --test "^$2\$" 2>"$out" >/dev/null
+            --collect-atstart=no "${toggle[@]}" "$bin" --bench --test "^$2\$" 2>"$out" >/dev/null
         total=$(grep 'Collected' "$out" | tail -1 | awk '{print $4}')
         rm -f "$out"
         python3 -c "print(f'{$total / $3:.1f}')"
@@ -92,6 +116,30 @@ for line in sys.stdin:
             "$(count_calls "shapes::on_$c::loop_take" "remove/never_inlined_returned/$c/$n" $((n / 2)))"
     done
     printf '(the whole timed loops: the record built, the call, the id kept or the value summed)\n\n'
+    printf '%-14s %14s %14s %14s %14s %14s %14s\n' "Ir per op" insert/trait insert/method insert/closure \
+        remove/trait remove/method remove/closure
+    for c in "${containers[@]}"; do
+        printf '%-14s %14s %14s %14s %14s %14s %14s\n' "$c" \
+            "$(count_calls "shapes::on_$c::loop_add_trait" "insert/trait_method/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::loop_add_method" "insert/struct_method/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::loop_add_closure" "insert/closure/$c/$n" $n)" \
+            "$(count_calls "shapes::on_$c::loop_remove_trait" "remove/trait_method_in_cache/$c/$n" $((n / 2)))" \
+            "$(count_calls "shapes::on_$c::loop_remove_method" "remove/struct_method_in_cache/$c/$n" $((n / 2)))" \
+            "$(count_calls "shapes::on_$c::loop_remove_closure" "remove/closure_in_cache/$c/$n" $((n / 2)))"
+    done
+    printf '(issue 38'"'"'s shapes, the same work: the generic loop, the method'"'"'s loop, the closure'"'"'s helper)\n\n'
+    printf '%-14s %14s %14s %14s %14s %14s\n' "Ir per insert" inline_wrapper never_inlined trait_method \
+        struct_method closure
+    for c in "${containers[@]}"; do
+        printf '%-14s %14s %14s %14s %14s %14s\n' "$c" \
+            "$(reserved=1 count_calls "shapes::on_$c::loop_add_inline" "insert/inline_wrapper/$c/$n" $n)" \
+            "$(reserved=1 count_calls "shapes::on_$c::loop_add" "insert/never_inlined/$c/$n" $n)" \
+            "$(reserved=1 count_calls "shapes::on_$c::loop_add_trait" "insert/trait_method/$c/$n" $n)" \
+            "$(reserved=1 count_calls "shapes::on_$c::loop_add_method" "insert/struct_method/$c/$n" $n)" \
+            "$(reserved=1 count_calls "shapes::on_$c::loop_add_closure" "insert/closure/$c/$n" $n)"
+    done
+    printf '(the insert loops into a container made with room for N: no growth, whose reallocs\n'
+    printf ' copy or not as the heap left by the groups before lets them, so the counts above vary)\n\n'
     BIN="$bin" python3 - "${containers[@]}" <<'PY'
 import os, re, subprocess, sys
 b = os.environ["BIN"]
@@ -138,16 +186,27 @@ for c in sys.argv[1:]:
     print(f"{c:14} {row[0]:>9} {row[1]:>5} {row[2]:>9} {row[3]:>5}")
 print("(B: bytes, `a+b` for a function of a bytes that jumps to one of b; ins: its instructions)")
 print()
-print("#[inline] wrappers: calls left in the timed loops")
+print("Shapes that hint inlining: calls left in the loops that run insert and remove")
+loops = [("inline_wrapper", "loop_add_inline", "loop_remove_inline"),
+         ("trait_method", "loop_add_trait", "loop_remove_trait"),
+         ("struct_method", "loop_add_method", "loop_remove_method"),
+         ("closure", "each_index", "each_key")]
 for c in sys.argv[1:]:
-    for f in ("loop_add_inline", "loop_remove_inline"):
-        calls = sorted({short(target(x)) for x in dis(f"shapes::on_{c}::{f}") if x.startswith("call")})
-        # The container's own insert or remove left as a call; idtable's
-        # `settle_then_insert` is a cold path (an insert that finds
-        # reservations pending), as growth is, not the insert itself.
-        own = [t for t in calls if re.search(r"::((?!settle_)\w*insert(?!_cold)\w*|remove|add|add_inline|remove_inline|take)$", t)]
-        verdict = "NOT inlined: " + ", ".join(own) if own else "inlined"
-        print(f"  {c:14} {f:19} {verdict}; calls: {', '.join(calls) or 'none'}")
+    for shape, *fs in loops:
+        for f in fs:
+            calls = sorted({short(target(x)) for x in dis(f"shapes::on_{c}::{f}") if x.startswith("call")})
+            # The container's own insert or remove, or the wrapper, trait
+            # method, holder's method or closure around it, left as a call;
+            # idtable's `insert_cold` is its cold path (an insert that finds
+            # reservations pending, or the table past the line where the free
+            # queue's links leave the slots), as growth is, not the insert.
+            own = [t for t in calls if re.search(
+                r"::((?!settle_)\w*insert(?!_cold)\w*|remove(?!_cold)|add|add_inline|remove_inline|take|discard|spawn|despawn|\{\{closure\}\})$", t)]
+            verdict = "NOT inlined: " + ", ".join(own) if own else "inlined"
+            same = [g for _, *gs in loops for g in gs
+                    if g != f and syms[f"shapes::on_{c}::{g}"][0] == syms[f"shapes::on_{c}::{f}"][0]]
+            merged = f" (the same code as {', '.join(same)}: merged)" if same else ""
+            print(f"  {c:14} {shape:15} {f:19} {verdict}{merged}; calls: {', '.join(calls) or 'none'}")
 PY
     exit 0
 fi
