@@ -1241,6 +1241,7 @@ impl<I: Id> IdTable<I> {
     ///
     /// When every index of the layout is live, retired or reserved; see
     /// [`try_reserve_id`](IdTable::try_reserve_id).
+    #[inline]
     #[track_caller]
     pub fn reserve_id(&self) -> I {
         match self.try_reserve_id() {
@@ -1261,6 +1262,7 @@ impl<I: Id> IdTable<I> {
     /// }
     /// assert!(table.try_reserve_id().is_err());
     /// ```
+    #[inline]
     pub fn try_reserve_id(&self) -> Result<I, TableFull> {
         let plan = self.plan();
         let k = self
@@ -1269,9 +1271,16 @@ impl<I: Id> IdTable<I> {
             .ok_or_else(TableFull::new::<I>)?;
         match plan.position(k) {
             Some(Position::Fresh(index)) => Ok(Self::make_id(index, 1)),
-            Some(Position::Queued(_)) => Ok(self.queued_id(self.take_queued(1))),
-            None => unreachable!("a claim within the plan"),
+            _ => Ok(self.claimed_queued_id()),
         }
+    }
+
+    /// The id of the queued slot a claim just took: off the queue's front
+    /// as claims left it. Out of line: the inline path of a reservation is
+    /// a fresh index.
+    #[inline(never)]
+    fn claimed_queued_id(&self) -> I {
+        self.queued_id(self.take_queued(1))
     }
 
     /// Reserves `n` ids at once (one claim for the batch), as

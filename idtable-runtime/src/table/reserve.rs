@@ -91,17 +91,20 @@ impl Plan {
     }
 
     /// How many queued slots come first.
+    #[inline]
     pub(super) fn reusable(self) -> usize {
         self.reusable
     }
 
     /// Number of positions.
+    #[inline]
     pub(super) fn total(self) -> usize {
         self.reusable + self.fresh + self.held
     }
 
     /// How many of the first `claims` positions are queued slots and how
     /// many are fresh indices.
+    #[inline]
     pub(super) fn split(self, claims: usize) -> (usize, usize) {
         let early = claims.min(self.reusable);
         let fresh = claims.saturating_sub(self.reusable).min(self.fresh);
@@ -112,6 +115,7 @@ impl Plan {
     }
 
     /// Position `k`, or `None` past the end.
+    #[inline]
     pub(super) fn position(self, k: usize) -> Option<Position> {
         if k >= self.total() {
             None
@@ -125,6 +129,7 @@ impl Plan {
     }
 
     /// The fresh indices among positions `start..end`.
+    #[inline]
     pub(super) fn fresh_between(self, start: usize, end: usize) -> core::ops::Range<usize> {
         let (_, before) = self.split(start);
         let (_, upto) = self.split(end);
@@ -191,6 +196,7 @@ impl Reservations {
     /// Ends the pending claims for settling: returns how many there were.
     /// The caller settles that many positions of the plan they were made
     /// on.
+    #[inline]
     pub(super) fn take_claims(&mut self) -> usize {
         *self.cursor.get_mut() = UNSET;
         core::mem::take(&mut *self.claims.0.get_mut())
@@ -212,6 +218,7 @@ impl Reservations {
 
     /// Room to mark slots below `slot_count`; `false` (and nothing
     /// changes) if it cannot be had.
+    #[inline]
     pub(super) fn try_reserve_marks(&mut self, slot_count: usize) -> bool {
         self.marks.try_reserve_len(slot_count)
     }
@@ -225,6 +232,7 @@ impl Reservations {
     }
 
     /// Marks every slot of `range` (fresh slots, none marked yet).
+    #[inline]
     pub(super) fn mark_range(&mut self, range: core::ops::Range<usize>) {
         self.count += range.len();
         self.marks.insert_range(range);
@@ -251,12 +259,14 @@ impl Reservations {
     }
 
     /// Unmarks every slot, returning the marks.
+    #[inline]
     pub(super) fn take_marks(&mut self) -> Marks {
         self.count = 0;
         core::mem::take(&mut self.marks)
     }
 
     /// The marked slots, ascending.
+    #[inline]
     pub(super) fn marked(&self) -> impl Iterator<Item = usize> + '_ {
         self.marks.iter()
     }
@@ -266,6 +276,7 @@ impl Reservations {
     /// # Panics
     ///
     /// If it does not.
+    #[inline]
     pub(super) fn check(&self) {
         assert_eq!(self.marks.count(), self.count, "reservations miscounted");
     }
@@ -275,6 +286,7 @@ impl Reservations {
 impl Reservations {
     /// Claims the next `n` of `total` positions with one atomic step, or
     /// nothing if fewer than `n` remain: the first position claimed.
+    #[inline]
     pub(super) fn claim(&self, n: usize, total: usize) -> Option<usize> {
         let claims = &self.claims.0;
         if n == 1 {
@@ -300,6 +312,7 @@ impl Reservations {
     /// `front` (the queue's own front) along the frozen links `after`,
     /// returning the first (the others follow it along the links). The
     /// caller claimed them.
+    #[inline]
     pub(super) fn take_queued(
         &self,
         count: usize,
