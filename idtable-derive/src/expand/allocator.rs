@@ -3,7 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Ctx;
+use super::{Ctx, ViewKind};
+use crate::attr::Role;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -54,9 +55,19 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let debug = quote!(::core::fmt::Debug);
     let clone = quote!(::core::clone::Clone);
     let mut debug_bounds = ctx.record_bound(debug.clone());
-    debug_bounds.extend(ctx.pub_fields_bound(debug));
+    debug_bounds.extend(ctx.fields_bound_by_shape(
+        true,
+        &debug,
+        Some(&quote!(#krate::storage::DebugRow)),
+        ViewKind::Ref,
+    ));
     let mut clone_bounds = ctx.record_bound(clone.clone());
-    clone_bounds.extend(ctx.fields_bound(clone));
+    clone_bounds.extend(ctx.fields_bound_by_shape(
+        false,
+        &clone,
+        Some(&quote!(#krate::CloneRow)),
+        ViewKind::Ref,
+    ));
     let where_debug = ctx.where_with(&debug_bounds);
     let where_clone = ctx.where_with(&clone_bounds);
     // Equal when the storages are, which asks `Foo: PartialEq` (or `Eq`) as
@@ -67,8 +78,10 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         where_eq(quote!(::core::cmp::Eq)),
     );
 
+    let user_attrs = ctx.user_attrs(Role::Allocator);
     quote! {
         #[doc = #doc]
+        #user_attrs
         #vis struct #allocator #impl_generics #where_clause {
             storage: #storage,
         }

@@ -5,6 +5,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::Ctx;
+use crate::attr::Role;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -44,10 +45,17 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let record_ty = &ctx.record_ty;
     let marker = quote!(::core::marker::PhantomData<fn() -> #record_ty>);
     let cmp = quote!(::core::cmp);
+    let user_attrs = ctx.user_attrs(Role::Id);
     quote! {
         #[doc = #doc]
+        #user_attrs
         #[repr(transparent)]
         #vis struct #id #generics (#layout, #marker) #where_clause;
+
+        /// An id is stored whole, as a component of other tables
+        /// (`SoaMap<K, FooId>`).
+        #[automatically_derived]
+        impl #impl_generics #krate::PlainValue for #id_ty #where_clause {}
 
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #id_ty #where_clause {
