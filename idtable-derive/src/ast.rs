@@ -10,7 +10,10 @@ use crate::attr::{Attrs, FieldAttrs};
 pub struct Input<'a> {
     pub ident: &'a Ident,
     pub vis: &'a Visibility,
-    pub generics: &'a Generics,
+    /// The struct's generics; `valid.rs` may add predicates to its where
+    /// clause (see `valid::gate_nested`), which every generated item
+    /// then carries.
+    pub generics: Generics,
     pub fields: Vec<Field<'a>>,
     pub attrs: Attrs,
 }
@@ -132,7 +135,7 @@ impl<'a> Input<'a> {
         Ok(Input {
             ident: &input.ident,
             vis: &input.vis,
-            generics: &input.generics,
+            generics: input.generics.clone(),
             fields,
             attrs,
         })

@@ -120,6 +120,51 @@ fn peel(ty: &Type) -> &Type {
     }
 }
 
+/// Every generated item is bounded by `for<'x> V: Record` for each nested
+/// field type `V` that names none of the struct's parameters: where `V` is
+/// not a component (no derive, no `PlainValue`), the items then do not
+/// apply instead of each failing, and the one error is the derive's own
+/// check of `V` (`expand/record.rs`), which names the fix. (A bound on a
+/// type that names a parameter would hide the impl that normalizes its
+/// views; those are left unbounded.)
+pub fn gate_nested(input: &mut Input, krate: &proc_macro2::TokenStream) {
+    let gates: Vec<syn::WherePredicate> = input
+        .fields
+        .iter()
+        .filter(|f| matches!(f.shape, Shape::Nested))
+        .filter(|f| !names_parameter(input, f.ty))
+        .map(|f| {
+            let ty = f.ty;
+            syn::parse_quote!(for<'__soa_x> #ty: #krate::Record)
+        })
+        .collect();
+    if !gates.is_empty() {
+        input.generics.make_where_clause().predicates.extend(gates);
+    }
+}
+
+/// Whether `ty` mentions a generic parameter of the struct by name.
+pub fn names_parameter(input: &Input, ty: &Type) -> bool {
+    let names: Vec<String> = input
+        .generics
+        .params
+        .iter()
+        .map(|p| match p {
+            GenericParam::Type(t) => t.ident.to_string(),
+            GenericParam::Const(c) => c.ident.to_string(),
+            GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+        })
+        .collect();
+    fn walk(tokens: proc_macro2::TokenStream, names: &[String]) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+            _ => false,
+        })
+    }
+    walk(quote::quote!(#ty), &names)
+}
+
 /// `#[soa(parts_only)]` generates no allocator and no id: the options that
 /// configure them, and `soa_attr`s for those types, are mistakes. Clears
 /// them after reporting.

@@ -19,7 +19,8 @@
 //!
 //! The mutable view's `_mut` methods take it by value, so what they return
 //! lives as long as the columns; `reborrow()` lends a shorter-lived copy of
-//! it, and `split_at`, `chunks`, `get` and `row` on it lend shared views.
+//! it, and `as_columns()`, `split_at`, `chunks`, `get` and `row` on it lend
+//! shared views.
 //! [`RowRanges`] gives the same methods to an `(ids, columns)` pair, ids
 //! split in step.
 //!
@@ -184,102 +185,6 @@ impl<A: RowSlices, B: RowSlices> RowSlices for (A, B) {
     #[inline(always)]
     fn into_row(self, index: usize) -> Self::Row {
         (self.0.into_row(index), self.1.into_row(index))
-    }
-}
-
-/// Views that lend shorter-lived copies of themselves: a shared one
-/// ([`as_shared`](LendRows::as_shared)) and one of the same kind
-/// ([`reborrow`](LendRows::reborrow)), as `&*slice` and `&mut *slice` do
-/// for a slice. What the generated `FooColumnsMut::reborrow` and its shared
-/// methods are built on; implemented for `&[T]`, `&mut [T]`, arrays of them
-/// and by the derive for its column views.
-///
-/// ```
-/// use idtable::ranges::{LendRows, RowSlices};
-///
-/// let mut xs = [1, 2, 3];
-/// let mut view = &mut xs[..];
-/// let (head, _) = view.reborrow().split_rows(1);
-/// head[0] = 10;
-/// assert_eq!(view.as_shared().into_row(0), &10); // `view` is still there
-/// ```
-pub trait LendRows: RowSlices {
-    /// The shared view of the same rows (`&'b [T]`, `FooColumns<'b>`).
-    type Shared<'b>: RowSlices
-    where
-        Self: 'b;
-    /// A view like this one, borrowed for `'b`.
-    type Reborrowed<'b>: RowSlices
-    where
-        Self: 'b;
-
-    /// The same rows, shared, for as long as `self` is borrowed.
-    fn as_shared(&self) -> Self::Shared<'_>;
-
-    /// The same rows, for as long as `self` is borrowed mutably.
-    fn reborrow(&mut self) -> Self::Reborrowed<'_>;
-}
-
-impl<T> LendRows for &[T] {
-    type Shared<'b>
-        = &'b [T]
-    where
-        Self: 'b;
-    type Reborrowed<'b>
-        = &'b [T]
-    where
-        Self: 'b;
-
-    #[inline(always)]
-    fn as_shared(&self) -> &[T] {
-        self
-    }
-
-    #[inline(always)]
-    fn reborrow(&mut self) -> &[T] {
-        self
-    }
-}
-
-impl<T> LendRows for &mut [T] {
-    type Shared<'b>
-        = &'b [T]
-    where
-        Self: 'b;
-    type Reborrowed<'b>
-        = &'b mut [T]
-    where
-        Self: 'b;
-
-    #[inline(always)]
-    fn as_shared(&self) -> &[T] {
-        self
-    }
-
-    #[inline(always)]
-    fn reborrow(&mut self) -> &mut [T] {
-        self
-    }
-}
-
-impl<S: LendRows, const N: usize> LendRows for [S; N] {
-    type Shared<'b>
-        = [S::Shared<'b>; N]
-    where
-        Self: 'b;
-    type Reborrowed<'b>
-        = [S::Reborrowed<'b>; N]
-    where
-        Self: 'b;
-
-    #[inline(always)]
-    fn as_shared(&self) -> Self::Shared<'_> {
-        self.each_ref().map(S::as_shared)
-    }
-
-    #[inline(always)]
-    fn reborrow(&mut self) -> Self::Reborrowed<'_> {
-        self.each_mut().map(S::reborrow)
     }
 }
 

@@ -50,6 +50,8 @@ use crate::ranges::RowSlices;
 ///     fn make_mut<'a>(m: <Self::Tree as ColumnTree>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
 ///     fn make_columns<'a>(s: <Self::Tree as ColumnTree>::Slices<'a>, _: RecordToken<Self>) -> Self::Columns<'a> { s }
 ///     fn make_columns_mut<'a>(s: <Self::Tree as ColumnTree>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::ColumnsMut<'a> { s }
+///     fn shared_columns<'b, 'a: 'b>(c: &'b Self::ColumnsMut<'a>) -> Self::Columns<'b> { (&*c.0, &*c.1) }
+///     fn reborrow_columns<'b, 'a: 'b>(c: &'b mut Self::ColumnsMut<'a>) -> Self::ColumnsMut<'b> { (&mut *c.0, &mut *c.1) }
 /// }
 ///
 /// let mut pairs = SoaStorage::<Pair, Id32_32>::default();
@@ -96,7 +98,7 @@ pub trait Record: Sized {
     /// The fields by value, nested like [`Tree`](Record::Tree).
     type Values;
     /// One shared reference per field (`FooRef`).
-    type Ref<'a>
+    type Ref<'a>: Copy
     where
         Self: 'a;
     /// One mutable reference per field (`FooMut`).
@@ -105,7 +107,7 @@ pub trait Record: Sized {
         Self: 'a;
     /// One shared slice per field (`FooColumns`), cut into row ranges as
     /// a [`RowSlices`] whose row is [`Ref`](Record::Ref).
-    type Columns<'a>: RowSlices<Row = Self::Ref<'a>>
+    type Columns<'a>: RowSlices<Row = Self::Ref<'a>> + Copy
     where
         Self: 'a;
     /// One mutable slice per field (`FooColumnsMut`), cut into row ranges
@@ -146,6 +148,18 @@ pub trait Record: Sized {
     ) -> Self::ColumnsMut<'a>
     where
         Self: 'a;
+
+    /// The same columns as `columns`, shared, for as long as it is
+    /// borrowed (`FooColumnsMut::as_columns`).
+    fn shared_columns<'b, 'a: 'b>(columns: &'b Self::ColumnsMut<'a>) -> Self::Columns<'b>
+    where
+        Self: 'a;
+
+    /// The same columns as `columns`, for as long as it is borrowed mutably
+    /// (`FooColumnsMut::reborrow`).
+    fn reborrow_columns<'b, 'a: 'b>(columns: &'b mut Self::ColumnsMut<'a>) -> Self::ColumnsMut<'b>
+    where
+        Self: 'a;
 }
 
 /// The permission to call [`Record`]'s methods for `T`, which only idtable's
@@ -179,6 +193,8 @@ pub trait Record: Sized {
 ///     fn make_mut<'a>(m: <Self::Tree as ColumnTree>::Muts<'a>, _: RecordToken<Self>) -> Self::Mut<'a> { m }
 ///     fn make_columns<'a>(s: <Self::Tree as ColumnTree>::Slices<'a>, _: RecordToken<Self>) -> Self::Columns<'a> { s }
 ///     fn make_columns_mut<'a>(s: <Self::Tree as ColumnTree>::SlicesMut<'a>, _: RecordToken<Self>) -> Self::ColumnsMut<'a> { s }
+///     fn shared_columns<'b, 'a: 'b>(c: &'b &'a mut [u32]) -> &'b [u32] { c }
+///     fn reborrow_columns<'b, 'a: 'b>(c: &'b mut &'a mut [u32]) -> &'b mut [u32] { c }
 /// }
 ///
 /// let mut hp = SoaStorage::<Hp, Id32_32>::default();
@@ -610,6 +626,20 @@ impl<T: PlainValue> Record for T {
         T: 'a,
     {
         s
+    }
+    #[inline(always)]
+    fn shared_columns<'b, 'a: 'b>(columns: &'b &'a mut [T]) -> &'b [T]
+    where
+        T: 'a,
+    {
+        columns
+    }
+    #[inline(always)]
+    fn reborrow_columns<'b, 'a: 'b>(columns: &'b mut &'a mut [T]) -> &'b mut [T]
+    where
+        T: 'a,
+    {
+        columns
     }
 }
 

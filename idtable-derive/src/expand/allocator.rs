@@ -19,7 +19,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         &names.columns_mut,
     );
     let record_ty = &ctx.record_ty;
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let lt_generics = ctx.generics_with_lifetime();
     let (lt_impl_generics, _, _) = lt_generics.split_for_impl();

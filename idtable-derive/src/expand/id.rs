@@ -39,7 +39,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     // id of `Track<u8>` is not the id of `Track<String>`; the marker asks
     // nothing of them (every impl below is written out, with no bounds
     // beyond the struct's own), and `fn() -> _` keeps the id `Send + Sync`.
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let id_ty = &ctx.id_ty;
     let record_ty = &ctx.record_ty;

@@ -484,18 +484,19 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
             return quote!(#errors #stub);
         }
     };
+    let krate = match &input.attrs.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::idtable),
+    };
     valid::resolve_shapes(&mut input, &mut errors);
     valid::check_parts_only(&mut input, &mut errors);
+    valid::gate_nested(&mut input, &krate);
     let input = input;
     let names = Names::new(&input);
     if valid::find_name_clashes(&input, &names, &mut errors) {
         // Emitting items whose names clash would only add errors.
         return to_compile_errors(errors);
     }
-    let krate = match &input.attrs.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::idtable),
-    };
     let layout = match &input.attrs.id {
         Some(ty) => quote!(#ty),
         None => quote!(#krate::Id32_32),

@@ -83,7 +83,9 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let ranges = [ViewKind::Columns, ViewKind::ColumnsMut].map(|kind| row_slices(ctx, kind));
     let methods = range_methods(ctx);
     let align_checks = align_checks(ctx);
+    let nested_checks = nested_checks(ctx);
     quote! {
+        #nested_checks
         #(#types)*
         #clone_row
         #record_impl
@@ -294,6 +296,47 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     let make_columns = build(columns);
     let make_columns_mut = build(columns_mut);
     let cols = quote!(<Self::Tree as #krate::columns::ColumnTree>);
+    // Shorter-lived views of the mutable columns, field by field: a nested
+    // field through its own type's functions.
+    let b = Lifetime::new("'__soa_b", Span::call_site());
+    let lend = |shared: bool| {
+        let mut out: Vec<TokenStream> = ctx
+            .input
+            .fields
+            .iter()
+            .map(|f| {
+                let name = f.ident;
+                let ty = f.ty;
+                let value = match (f.shape, shared) {
+                    (Shape::Plain, true) => quote!(&*columns.#name),
+                    (Shape::Plain, false) => quote!(&mut *columns.#name),
+                    (Shape::Split { .. }, true) => {
+                        quote!(columns.#name.each_ref().map(|__soa_c| &**__soa_c))
+                    }
+                    (Shape::Split { .. }, false) => {
+                        quote!(columns.#name.each_mut().map(|__soa_c| &mut **__soa_c))
+                    }
+                    (Shape::Nested, true) => {
+                        quote!(<#ty as #krate::Record>::shared_columns(&columns.#name))
+                    }
+                    (Shape::Nested, false) => {
+                        quote!(<#ty as #krate::Record>::reborrow_columns(&mut columns.#name))
+                    }
+                };
+                quote!(#name: #value)
+            })
+            .collect();
+        if rows_column {
+            let field = Ident::new(ROWS_FIELD, Span::call_site());
+            out.push(if shared {
+                quote!(#field: &*columns.#field)
+            } else {
+                quote!(#field: &mut *columns.#field)
+            });
+        }
+        out
+    };
+    let (shared, reborrowed) = (lend(true), lend(false));
     let token = quote!(_: #krate::RecordToken<Self>);
     // A row prints as its `Ref` view, whose `Debug` needs the pub fields'.
     let where_debug = ctx.where_with(&ctx.fields_bound_by_shape(
@@ -372,6 +415,20 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
             {
                 #make_columns_mut
             }
+            #[inline(always)]
+            fn shared_columns<#b, #lt: #b>(columns: &#b Self::ColumnsMut<#lt>) -> Self::Columns<#b>
+            where
+                Self: #lt,
+            {
+                #columns { #(#shared,)* }
+            }
+            #[inline(always)]
+            fn reborrow_columns<#b, #lt: #b>(columns: &#b mut Self::ColumnsMut<#lt>) -> Self::ColumnsMut<#b>
+            where
+                Self: #lt,
+            {
+                #columns_mut { #(#reborrowed,)* }
+            }
         }
     }
 }
@@ -402,8 +459,8 @@ fn length_field(ctx: &Ctx) -> Ident {
     field.ident.clone()
 }
 
-/// `RowSlices` and `LendRows` for `FooColumns` (`kind` `Columns`) or
-/// `FooColumnsMut`: every field cut at the same row.
+/// `RowSlices` for `FooColumns` (`kind` `Columns`) or `FooColumnsMut`:
+/// every field cut at the same row.
 fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
     let krate = &ctx.krate;
     let names = ctx.names;
@@ -425,14 +482,6 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
     let right: Vec<Ident> = (0..fields.len())
         .map(|i| Ident::new(&format!("__soa_r{i}"), Span::call_site()))
         .collect();
-    let b = Lifetime::new("'__soa_b", Span::call_site());
-    let shared_b = ctx.view_ty(&names.columns, &quote!(#b));
-    let reborrowed_b = ctx.view_ty(view, &quote!(#b));
-    let reborrow_body = match kind {
-        ViewKind::Columns => quote!(#ranges::LendRows::as_shared(&*self)),
-        _ => quote!(#view { #(#fields: #ranges::LendRows::reborrow(&mut self.#fields),)* }),
-    };
-    let columns = &names.columns;
     quote! {
         #[automatically_derived]
         impl #impl_generics #ranges::RowSlices for #self_ty #where_clause {
@@ -455,21 +504,6 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
             }
         }
 
-        #[automatically_derived]
-        impl #impl_generics #ranges::LendRows for #self_ty #where_clause {
-            type Shared<#b> = #shared_b where Self: #b;
-            type Reborrowed<#b> = #reborrowed_b where Self: #b;
-
-            #[inline(always)]
-            fn as_shared(&self) -> Self::Shared<'_> {
-                #columns { #(#fields: #ranges::LendRows::as_shared(&self.#fields),)* }
-            }
-
-            #[inline(always)]
-            fn reborrow(&mut self) -> Self::Reborrowed<'_> {
-                #reborrow_body
-            }
-        }
     }
 }
 
@@ -490,6 +524,7 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
     let columns_mut_anon = ctx.view_ty(columns_mut, &quote!('_));
     let range = quote!(impl ::core::ops::RangeBounds<usize>);
     let option = quote!(::core::option::Option);
+    let record_ty = &ctx.record_ty;
     let par = quote! {
         #krate::__soa_rayon! {
             #[automatically_derived]
@@ -614,13 +649,13 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
             /// the view for after a `_mut` method that takes it by value.
             #[inline]
             pub fn reborrow(&mut self) -> #columns_mut_anon {
-                #ranges::LendRows::reborrow(self)
+                <#record_ty as #krate::Record>::reborrow_columns(self)
             }
 
             /// The same columns, shared.
             #[inline]
             pub fn as_columns(&self) -> #columns_anon {
-                #ranges::LendRows::as_shared(self)
+                <#record_ty as #krate::Record>::shared_columns(self)
             }
 
             /// Rows `..mid` and `mid..` of every column, shared. Panics if
@@ -656,6 +691,40 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
         }
 
         #par
+    }
+}
+
+/// A nested field's type must be a component: the one error when it is not
+/// (every generated item is bounded by it, see `valid::gate_nested`), on
+/// the field's type, with the fix in its message.
+fn nested_checks(ctx: &Ctx) -> TokenStream {
+    let krate = &ctx.krate;
+    if ctx.input.attrs.serde {
+        // The serde checks ask each nested type for `SavedRecord`, which
+        // asks `Record`: one check, one error (`expand/serde.rs`).
+        return TokenStream::new();
+    }
+    let checks: Vec<TokenStream> = ctx
+        .input
+        .fields
+        .iter()
+        .filter(|f| matches!(f.shape, Shape::Nested))
+        .filter(|f| !crate::valid::names_parameter(ctx.input, f.ty))
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned!(syn::spanned::Spanned::span(ty)=> __soa_component::<#ty>();)
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const _: () = {
+            fn __soa_component<T: #krate::Record>() {}
+            fn __soa_nested() {
+                #(#checks)*
+            }
+        };
     }
 }
 

@@ -30,7 +30,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let (id, allocator, columns) = (&ctx.id_ty, &names.allocator, &names.columns);
     let layout = &ctx.layout;
     let record_ty = &ctx.record_ty;
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();

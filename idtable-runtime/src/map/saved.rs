@@ -220,6 +220,12 @@ mod tests {
         ) -> &'a mut [u32] {
             s
         }
+        fn shared_columns<'b, 'a: 'b>(c: &'b &'a mut [u32]) -> &'b [u32] {
+            c
+        }
+        fn reborrow_columns<'b, 'a: 'b>(c: &'b mut &'a mut [u32]) -> &'b mut [u32] {
+            c
+        }
     }
 
     impl SavedRecord for Hp {
