@@ -37,8 +37,7 @@ type SparseIndex = PagedIndex<u32>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
     /// No key at its slot index (from [`SparseSet::slot`], which loading
-    /// uses; an insert asks [`SparseSet::vacancy`]).
-    #[cfg_attr(not(any(test, feature = "serde")), allow(dead_code))]
+    /// and `SoaMap::entry` use; an insert asks [`SparseSet::vacancy`]).
     Vacant,
     /// This exact key, at this dense position.
     Same(usize),
@@ -189,8 +188,7 @@ impl<K: Id> SparseSet<K> {
     }
 
     /// How `key` relates to what is stored at its slot index.
-    #[cfg(any(test, feature = "serde"))]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn slot(&self, key: K) -> Slot {
         let Some(d) = self.index.get(key.index()) else {
             return Slot::Vacant;
