@@ -19,10 +19,10 @@
 //!   a seeded random order, summing `x`; remove every row in another such
 //!   order. Target: shaped ≤ 1.05× flat.
 //! * `shape_align`: `x += vx * dt` over two `f32` columns after a `u8`
-//!   column, in an allocator made `with_capacity(n)` (so without alignment
-//!   the two columns start at 4 bytes past a cache line: `n` is not a
-//!   multiple of 16), with `#[soa(align = 64)]` on the struct (`align_64`)
-//!   and without (`natural`). Target: align_64 no slower.
+//!   column, in an allocator made `with_capacity(n + 1)` (so without
+//!   alignment the two columns do not start on a cache line: the bench
+//!   prints where they start), with `#[soa(align = 64)]` on the struct
+//!   (`align_64`) and without (`natural`). Target: align_64 no slower.
 //! * `shape_par_chunks` (feature `rayon`, 1,000,000 rows): `x += vx * dt`
 //!   in chunks of 4,096 rows handed to rayon's threads: `columns_mut()
 //!   .par_chunks_mut(4096)` (`par_chunks_mut`) against rayon's own
@@ -373,8 +373,10 @@ fn records<A: Records>(c: &mut Criterion, name: &str, n: usize, test_mode: bool)
 }
 
 fn align(c: &mut Criterion, n: usize, test_mode: bool) {
-    let mut natural = NaturalAllocator::with_capacity(n);
-    let mut aligned = Aligned64Allocator::with_capacity(n);
+    // `n + 1`: a capacity that is not a multiple of 64, so the byte
+    // column leaves the next ones off a cache line.
+    let mut natural = NaturalAllocator::with_capacity(n + 1);
+    let mut aligned = Aligned64Allocator::with_capacity(n + 1);
     for i in 0..n {
         let v = value(i);
         natural.insert(Natural {

@@ -353,7 +353,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// damage.insert(v, Damage::default());
     /// assert!(damage.entry(u).is_none());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn entry(&mut self, key: K) -> Option<Entry<'_, K, T>> {
         Entry::of(&mut self.rows, key)
     }

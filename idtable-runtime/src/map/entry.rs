@@ -28,10 +28,10 @@
 
 use core::fmt;
 
-use super::sparse::{SparseSet, Vacant};
+use super::sparse::{self, SparseSet, Stale, Vacant};
 use crate::columns::ColumnBuffer;
 use crate::id::Id;
-use crate::record::{from_values, into_values, make_mut, Record};
+use crate::record::{from_values, into_values, make_mut, make_ref, Record};
 use crate::rows::Rows;
 
 /// The place of one key in a [`SoaMap`](super::SoaMap), from
@@ -73,7 +73,8 @@ pub enum Entry<'a, K: Id, T: Record> {
 /// assert!(burning.is_empty());
 /// ```
 pub struct OccupiedEntry<'a, K: Id, T: Record> {
-    rows: &'a mut Rows<SparseSet<K>, T>,
+    index: &'a mut SparseSet<K>,
+    columns: &'a mut ColumnBuffer<T::Tree>,
     /// The key's dense position.
     dense: usize,
     key: K,
@@ -102,33 +103,36 @@ pub struct VacantEntry<'a, K: Id, T: Record> {
 enum Place<'a, K> {
     /// Its slot index holds no key: the index entry, ready for it.
     Free(Vacant<'a, K>),
-    /// Its slot index holds an older key, at this dense position: that row
-    /// is replaced.
-    Stale(&'a mut SparseSet<K>, usize),
+    /// Its slot index holds an older key: that row is replaced.
+    Stale(Stale<'a, K>),
 }
 
 impl<'a, K: Id, T: Record> Entry<'a, K, T> {
-    /// The entry of `key` in `rows`; `None` if the stored key of its slot
-    /// index is newer (`key` is stale).
+    /// The entry of `key` in `rows`, found with one walk to its index
+    /// entry (two for a vacant slot index, as `get_mut` then `insert`);
+    /// `None` if the stored key of its slot index is newer (`key` is
+    /// stale).
     #[inline(always)]
     pub(crate) fn of(rows: &'a mut Rows<SparseSet<K>, T>, key: K) -> Option<Self> {
-        use super::sparse::Slot;
-        match rows.index.slot(key) {
-            Slot::Same(dense) => Some(Entry::Occupied(OccupiedEntry { rows, dense, key })),
-            Slot::Newer(_) => None,
-            Slot::Stale(dense) => Some(Entry::Vacant(VacantEntry {
-                place: Place::Stale(&mut rows.index, dense),
-                columns: &mut rows.columns,
+        let Rows { index, columns } = rows;
+        match index.place(key) {
+            sparse::Place::Same(index, dense) => Some(Entry::Occupied(OccupiedEntry {
+                index,
+                columns,
+                dense,
                 key,
             })),
-            Slot::Vacant => match rows.index.vacancy(key) {
-                Ok(vacant) => Some(Entry::Vacant(VacantEntry {
-                    place: Place::Free(vacant),
-                    columns: &mut rows.columns,
-                    key,
-                })),
-                Err(_) => unreachable!("a vacant slot index stays vacant"),
-            },
+            sparse::Place::Free(vacant) => Some(Entry::Vacant(VacantEntry {
+                place: Place::Free(vacant),
+                columns,
+                key,
+            })),
+            sparse::Place::Stale(stale) => Some(Entry::Vacant(VacantEntry {
+                place: Place::Stale(stale),
+                columns,
+                key,
+            })),
+            sparse::Place::Newer => None,
         }
     }
 
@@ -145,7 +149,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// The row of the key, inserting `default` first if there is none.
     ///
     /// See the [module docs](self) for an example.
-    #[inline]
+    #[inline(always)]
     pub fn or_insert(self, default: T) -> T::Mut<'a> {
         match self {
             Entry::Occupied(e) => e.into_mut(),
@@ -165,7 +169,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// hits.entry(key).unwrap().or_insert_with(|| unreachable!()).push(4);
     /// assert_eq!(hits.get(key), Some(&vec![3, 4]));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn or_insert_with(self, make: impl FnOnce() -> T) -> T::Mut<'a> {
         match self {
             Entry::Occupied(e) => e.into_mut(),
@@ -182,7 +186,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// let mut slots: SoaMap<Id32_32, usize> = SoaMap::new();
     /// assert_eq!(*slots.entry(key).unwrap().or_insert_with_key(|k| k.index()), 9);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn or_insert_with_key(self, make: impl FnOnce(K) -> T) -> T::Mut<'a> {
         match self {
             Entry::Occupied(e) => e.into_mut(),
@@ -197,7 +201,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// none.
     ///
     /// See the [module docs](self) for an example.
-    #[inline]
+    #[inline(always)]
     pub fn or_default(self) -> T::Mut<'a>
     where
         T: Default,
@@ -209,7 +213,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// back.
     ///
     /// See the [module docs](self) for an example.
-    #[inline]
+    #[inline(always)]
     pub fn and_modify(self, update: impl FnOnce(T::Mut<'_>)) -> Self {
         match self {
             Entry::Occupied(mut e) => {
@@ -232,43 +236,54 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
     /// The row, shared.
     ///
     /// See [`OccupiedEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self) -> T::Ref<'_> {
-        self.rows.row(self.dense)
+        match self.columns.get(self.dense) {
+            Some(row) => make_ref::<T>(row),
+            None => unreachable!("an occupied entry's row exists"),
+        }
     }
 
     /// The row, mutably.
     ///
     /// See [`OccupiedEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn get_mut(&mut self) -> T::Mut<'_> {
-        self.rows.row_mut(self.dense)
+        match self.columns.get_mut(self.dense) {
+            Some(row) => make_mut::<T>(row),
+            None => unreachable!("an occupied entry's row exists"),
+        }
     }
 
     /// The row, mutably, for as long as the map is borrowed.
     ///
     /// See [`OccupiedEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn into_mut(self) -> T::Mut<'a> {
-        self.rows.row_mut(self.dense)
+        match self.columns.get_mut(self.dense) {
+            Some(row) => make_mut::<T>(row),
+            None => unreachable!("an occupied entry's row exists"),
+        }
     }
 
     /// Puts `value` in the row and returns the value it held.
     ///
     /// See [`OccupiedEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, value: T) -> T {
-        replace_row(&mut self.rows.columns, self.dense, value)
+        replace_row(self.columns, self.dense, value)
     }
 
     /// Removes the row and returns its value; the last row moves into the
     /// gap, as with [`SoaMap::remove`](super::SoaMap::remove).
     ///
     /// See [`OccupiedEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn remove(self) -> T {
-        match self.rows.remove_key(self.key) {
-            Some(value) => value,
+        // The key first, the row (where destructors run) last, as in
+        // `SoaMap::remove`.
+        match self.index.remove(self.key) {
+            Some(dense) => from_values(self.columns.swap_remove(dense)),
             None => unreachable!("an occupied entry's key holds a row"),
         }
     }
@@ -286,7 +301,7 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
     /// same slot index (an older key's) is replaced, and dropped last.
     ///
     /// See [`VacantEntry`]'s example.
-    #[inline]
+    #[inline(always)]
     pub fn insert(self, value: T) -> T::Mut<'a> {
         let columns = self.columns;
         let dense = match self.place {
@@ -296,9 +311,9 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
                 columns.push(into_values(value));
                 vacant.fill()
             }
-            Place::Stale(index, dense) => {
-                let stale = replace_row(columns, dense, value);
-                index.replace(dense, self.key);
+            Place::Stale(stale_key) => {
+                let stale = replace_row(columns, stale_key.dense(), value);
+                let dense = stale_key.fill();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 dense
