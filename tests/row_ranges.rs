@@ -80,10 +80,10 @@ fn mutable_columns_cut_into_disjoint_mutable_ranges() {
     assert_eq!(left.len(), 5);
     assert_eq!(left.as_columns().pos.y[1], 55.0);
     assert_eq!(*left.row(0).pos.x, 100.0);
-    let (l, r) = left.split_at(2);
+    let (l, r) = left.as_columns().split_at(2);
     assert_eq!((l.len(), r.len()), (2, 3));
-    assert_eq!(left.chunks(2).count(), 3);
-    assert_eq!(left.get(4..).map(|c| c.len()), Some(1));
+    assert_eq!(left.as_columns().chunks(2).count(), 3);
+    assert_eq!(left.as_columns().get(4..).map(|c| c.len()), Some(1));
     let m: BoidMut<'_> = left.row_mut(4);
     *m.team = 9;
     for chunk in a.columns_mut().chunks_mut(3) {

@@ -19,8 +19,8 @@
 //!
 //! The mutable view's `_mut` methods take it by value, so what they return
 //! lives as long as the columns; `reborrow()` lends a shorter-lived copy of
-//! it, and `as_columns()`, `split_at`, `chunks`, `get` and `row` on it lend
-//! shared views.
+//! it, `as_columns()` a shared view (with the shared methods), and `row(i)`
+//! on it lends one row, shared.
 //! [`RowRanges`] gives the same methods to an `(ids, columns)` pair, ids
 //! split in step.
 //!

@@ -95,6 +95,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// An empty allocator with room for `capacity` objects.
+            #[inline]
             pub fn with_capacity(capacity: usize) -> Self {
                 let mut allocator = Self::new();
                 allocator.reserve(capacity);
@@ -114,21 +115,25 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Objects that fit before the columns reallocate.
+            #[inline]
             pub fn capacity(&self) -> usize {
                 self.storage.capacity()
             }
 
             /// Reserves room for at least `additional` more objects.
+            #[inline]
             pub fn reserve(&mut self, additional: usize) {
                 self.storage.reserve(additional)
             }
 
             /// Frees the columns' unused capacity.
+            #[inline]
             pub fn shrink_to_fit(&mut self) {
                 self.storage.shrink_to_fit()
             }
 
             /// Removes every object. No id issued before becomes live again.
+            #[inline]
             pub fn clear(&mut self) {
                 self.storage.clear()
             }
@@ -153,6 +158,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             ///
             /// If `make` panics, nothing is inserted.
             #[track_caller]
+            #[inline]
             pub fn insert_with_id(&mut self, make: impl ::core::ops::FnOnce(#id) -> #record_ty) -> #id {
                 self.storage.insert_with_id(make)
             }
@@ -161,6 +167,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// An id for a row to insert later, from `&self` (lock-free).
             #[cfg(target_has_atomic = "ptr")]
             #[track_caller]
+            #[inline]
             pub fn reserve_id(&self) -> #id {
                 self.storage.reserve_id()
             }
@@ -168,11 +175,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// `n` ids reserved at once, as `reserve_id` would.
             #[cfg(target_has_atomic = "ptr")]
             #[track_caller]
+            #[inline]
             pub fn reserve_ids(&self, n: usize) -> #krate::table::ReservedIds<'_, #id> {
                 self.storage.reserve_ids(n)
             }
 
             /// Reservations waiting for their rows.
+            #[inline]
             pub fn reserved_len(&self) -> usize {
                 self.storage.reserved_len()
             }
@@ -184,6 +193,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Gives back a reservation never to be filled; `false` if none.
+            #[inline]
             pub fn release_reserved(&mut self, id: #id) -> bool {
                 self.storage.release_reserved(id)
             }
@@ -195,6 +205,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Removes the live ids' objects in one pass, keeping order.
+            #[inline]
             pub fn remove_many(
                 &mut self,
                 ids: impl ::core::iter::IntoIterator<Item = #id>,
@@ -221,6 +232,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// `N` objects mutably; `None` if an id is stale or repeated.
+            #[inline]
             pub fn get_disjoint_mut<const #count_param: usize>(
                 &mut self,
                 ids: [#id; #count_param],
@@ -247,6 +259,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// The ids and every column mutably (row `i` is `ids[i]`'s).
+            #[inline]
             pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
                 self.storage.ids_and_columns_mut()
             }
@@ -258,26 +271,31 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// `(id, references)` for every object, in dense order.
+            #[inline]
             pub fn iter(&self) -> #iters::Iter<'_, #record_ty, #id> {
                 self.storage.iter()
             }
 
             /// `(id, mutable references)` for every object, in dense order.
+            #[inline]
             pub fn iter_mut(&mut self) -> #iters::IterMut<'_, #record_ty, #id> {
                 self.storage.iter_mut()
             }
 
             /// Removes every object, yielding `(id, value)`, last row first.
+            #[inline]
             pub fn drain(&mut self) -> #iters::Drain<'_, #record_ty, #id> {
                 self.storage.drain()
             }
 
             /// Keeps the objects `keep` accepts, in order, in one pass.
+            #[inline]
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
                 self.storage.retain(|id, row| keep(id, row.into_inner()))
             }
 
             /// Removes and yields what `pred` accepts (order not kept).
+            #[inline]
             pub fn extract_if<#lt, #pred_param: ::core::ops::FnMut(#id, #mut_anon) -> bool + #lt>(
                 &#lt mut self,
                 mut pred: #pred_param,
@@ -286,6 +304,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Sorts the rows by `compare` (stable); ids stay valid.
+            #[inline]
             pub fn sort_by(
                 &mut self,
                 mut compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
@@ -294,6 +313,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Sorts the rows by `key` (stable); every id stays valid.
+            #[inline]
             pub fn sort_by_key<#key_param: ::core::cmp::Ord>(
                 &mut self,
                 mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,
@@ -302,11 +322,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// The id table behind the allocator (slots, free queue).
+            #[inline]
             pub fn id_table(&self) -> &#krate::IdTable<#id> {
                 self.storage.table()
             }
 
             /// Panics if the table's invariants or one row per live id fail.
+            #[inline]
             pub fn check_invariants(&self) {
                 self.storage.check_invariants()
             }
@@ -314,6 +336,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::default::Default for #allocator #ty_generics #where_clause {
+            #[inline]
             fn default() -> Self {
                 Self::new()
             }
@@ -324,9 +347,11 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             type Index = #krate::IdTable<#id>;
             type Record = #record_ty;
             // Called once per join (the sources keep what they need).
+            #[inline]
             fn rows(&self) -> &#krate::rows::Rows<Self::Index, Self::Record> {
                 &self.storage
             }
+            #[inline]
             fn rows_mut(&mut self) -> &mut #krate::rows::Rows<Self::Index, Self::Record> {
                 &mut self.storage
             }
@@ -334,6 +359,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #allocator #ty_generics #where_debug {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 ::core::fmt::Debug::fmt(&self.storage, f)
             }
@@ -341,6 +367,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #allocator #ty_generics #where_clone {
+            #[inline]
             fn clone(&self) -> Self {
                 Self { storage: ::core::clone::Clone::clone(&self.storage) }
             }
@@ -348,6 +375,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::cmp::PartialEq for #allocator #ty_generics #where_partial_eq {
+            #[inline]
             fn eq(&self, other: &Self) -> bool {
                 self.storage == other.storage
             }
@@ -358,6 +386,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::Extend<#record_ty> for #allocator #ty_generics #where_clause {
+            #[inline]
             fn extend<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(&mut self, iter: __SoaIter) {
                 ::core::iter::Extend::extend(&mut self.storage, iter)
             }
@@ -365,6 +394,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::FromIterator<#record_ty> for #allocator #ty_generics #where_clause {
+            #[inline]
             fn from_iter<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(iter: __SoaIter) -> Self {
                 let mut allocator = Self::new();
                 ::core::iter::Extend::extend(&mut allocator.storage, iter);
@@ -376,6 +406,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #impl_generics ::core::iter::IntoIterator for #allocator #ty_generics #where_clause {
             type Item = (#id, #record_ty);
             type IntoIter = #iters::IntoIter<#record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 ::core::iter::IntoIterator::into_iter(self.storage)
             }
@@ -385,6 +416,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt #allocator #ty_generics #where_clause {
             type Item = (#id, #ref_lt);
             type IntoIter = #iters::Iter<#lt, #record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter()
             }
@@ -394,6 +426,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt mut #allocator #ty_generics #where_clause {
             type Item = (#id, #mut_lt);
             type IntoIter = #iters::IterMut<#lt, #record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter_mut()
             }

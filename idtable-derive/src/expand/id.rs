@@ -136,6 +136,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #id_ty #where_clause {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #krate::id::fmt_id(*self, #name, f)
             }

@@ -187,6 +187,7 @@ fn view_type(ctx: &Ctx, view: &View, struct_ident: &Ident) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #name #ty_generics #where_debug {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(#label)
                     #(.field(#labels, #shown_values))*
@@ -360,6 +361,7 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::storage::DebugRow for #record_ty #where_debug {
+            #[inline]
             fn fmt_row<#lt>(row: &Self::Ref<#lt>, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result
             where
                 Self: #lt,
@@ -658,29 +660,6 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
                 <#record_ty as #krate::Record>::shared_columns(self)
             }
 
-            /// Rows `..mid` and `mid..` of every column, shared. Panics if
-            /// `mid > len()`.
-            #[inline]
-            #[track_caller]
-            pub fn split_at(&self, mid: usize) -> (#columns_anon, #columns_anon) {
-                #ranges::split_at(self.as_columns(), mid)
-            }
-
-            /// Ranges of `size` rows of every column, shared. Panics if
-            /// `size` is 0.
-            #[inline]
-            #[track_caller]
-            pub fn chunks(&self, size: usize) -> #ranges::Chunks<#columns_anon> {
-                #ranges::chunks(self.as_columns(), size)
-            }
-
-            /// Rows `range` of every column, shared; `None` if it is out of
-            /// bounds.
-            #[inline]
-            pub fn get(&self, range: #range) -> #option<#columns_anon> {
-                #ranges::get(self.as_columns(), range)
-            }
-
             /// The row at dense position `index`, shared. Panics if
             /// `index >= len()`.
             #[inline]
@@ -720,7 +699,9 @@ fn nested_checks(ctx: &Ctx) -> TokenStream {
     }
     quote! {
         const _: () = {
+            #[inline]
             fn __soa_component<T: #krate::Record>() {}
+            #[inline]
             fn __soa_nested() {
                 #(#checks)*
             }

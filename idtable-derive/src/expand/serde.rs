@@ -134,6 +134,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #krate::__soa_if_serde! {
             #[automatically_derived]
             impl #impl_generics #serde::Serialize for #id #where_clause {
+                #[inline]
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
@@ -144,6 +145,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #de_impl_generics #serde::Deserialize<#de_lt> for #id #where_clause {
+                #[inline]
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
@@ -154,6 +156,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #impl_generics #serde::Serialize for #allocator #ty_generics #saveable {
+                #[inline]
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
@@ -164,6 +167,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #de_impl_generics #serde::Deserialize<#de_lt> for #allocator #ty_generics #saveable {
+                #[inline]
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
