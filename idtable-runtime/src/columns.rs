@@ -34,9 +34,12 @@
 //!
 //! # Safety
 //!
-//! Nearly all `unsafe` code of idtable lives in this module; the rest is in
-//! the [`data`](crate::data) module (two views of its word buffer and one
-//! unchecked UTF-8 read, each justified where it stands). The invariants
+//! Nearly all `unsafe` code of idtable lives in this module (and its
+//! `shaped` part: split and aligned columns) and in the column tree of a
+//! nested record ([`Nested`](crate::Nested)), which forwards to the record's
+//! own columns; the rest is in the [`data`](crate::data) module (two views
+//! of its word buffer and one unchecked UTF-8 read, each justified where it
+//! stands) and in the join sources. The invariants
 //! this module relies on, for a `ColumnBuffer` with base `base`, capacity `cap` and
 //! length `len`:
 //!
@@ -1198,6 +1201,24 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         // uninitialised (invariant 2).
         unsafe { C::write(self.ptrs, self.len, values) };
         self.len += 1;
+    }
+
+    /// Appends a row and returns its mutable references (what a `SoaMap`
+    /// entry's insert hands back, without reading the row again).
+    #[inline]
+    pub(crate) fn push_mut(&mut self, values: C::Values) -> C::Muts<'_> {
+        if self.len == self.cap {
+            self.grow_one();
+        }
+        let row = self.len;
+        // SAFETY: `len < cap` now, so row `len` is in capacity and
+        // uninitialised (invariant 2); once written and counted it is
+        // initialised, and `&mut self` makes the references unique.
+        unsafe {
+            C::write(self.ptrs, row, values);
+            self.len = row + 1;
+            C::muts(self.ptrs, row)
+        }
     }
 
     /// Removes and returns the last row.

@@ -304,24 +304,24 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
     #[inline(always)]
     pub fn insert(self, value: T) -> T::Mut<'a> {
         let columns = self.columns;
-        let dense = match self.place {
+        match self.place {
             Place::Free(vacant) => {
                 // Row first, then the key, which cannot fail (as in
                 // `SoaMap::try_insert`).
-                columns.push(into_values(value));
-                vacant.fill()
+                let row = columns.push_mut(into_values(value));
+                vacant.fill();
+                make_mut::<T>(row)
             }
             Place::Stale(stale_key) => {
                 let stale = replace_row(columns, stale_key.dense(), value);
                 let dense = stale_key.fill();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
-                dense
+                match columns.get_mut(dense) {
+                    Some(row) => make_mut::<T>(row),
+                    None => unreachable!("the row was just written"),
+                }
             }
-        };
-        match columns.get_mut(dense) {
-            Some(row) => make_mut::<T>(row),
-            None => unreachable!("the row was just written"),
         }
     }
 }
