@@ -53,18 +53,21 @@
 //!    layout, how long a slot lasts (`min_free`), ids stored across tables.
 //! 3. [Columns and loops](guide::columns_and_loops): rows and columns, update
 //!    loops as zips of columns, why removal reorders rows, sorting.
-//! 4. [`SoaMap`](guide::soa_map): components that only some objects of a
+//! 4. [Shaping columns](guide::shaping_columns): split, nested and aligned
+//!    columns, your attributes on the generated types, row ranges for jobs,
+//!    plain values and entries in a `SoaMap`.
+//! 5. [`SoaMap`](guide::soa_map): components that only some objects of a
 //!    table have, keyed by the table's ids.
-//! 5. [Per-entity data](guide::per_entity_data): key/value sheets in a
+//! 6. [Per-entity data](guide::per_entity_data): key/value sheets in a
 //!    `DataComponent`, and many entities' sheets in one `DataMap`.
-//! 6. [Joins](guide::joins): a table, its maps and its data read as one;
+//! 7. [Joins](guide::joins): a table, its maps and its data read as one;
 //!    removing an object from every container; a field, a `SoaMap` or a
 //!    `DataMap`?
-//! 7. [Ids reserved from a shared borrow](guide::reserved_ids): naming the
+//! 8. [Ids reserved from a shared borrow](guide::reserved_ids): naming the
 //!    objects a parallel system creates before their rows exist.
-//! 8. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
+//! 9. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
-//! 9. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`).
 //!
 //! Then:
 //!

@@ -389,6 +389,8 @@ impl<S: RowSlices> FusedIterator for Chunks<S> {}
 /// assert_eq!((*id, *unit.hp), (all[9], 18));
 /// let tail = units.ids_and_columns_mut().get_mut(8..).unwrap();
 /// assert_eq!(tail.0, &all[8..]);
+/// let (head, rest) = units.ids_and_columns_mut().split_at_mut(2);
+/// assert_eq!((head.0, rest.1.len()), (&all[..2], 8));
 /// ```
 pub trait RowRanges: RowSlices {
     /// How many rows.
@@ -442,6 +444,22 @@ pub trait RowRanges: RowSlices {
     /// # Panics
     ///
     /// If `size` is 0.
+    ///
+    /// ```
+    /// use idtable::{RowRanges, SoaAllocator};
+    /// use rayon::prelude::*;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    ///
+    /// let mut units: UnitAllocator = (0..10_000).map(|hp| Unit { hp }).collect();
+    /// units.ids_and_columns_mut().par_chunks_mut(4096).for_each(|(ids, cols)| {
+    ///     for (id, hp) in ids.iter().zip(cols.hp.iter_mut()) {
+    ///         *hp -= id.index() as i32;
+    ///     }
+    /// });
+    /// assert!(units.columns().hp.iter().all(|&hp| hp == 0));
+    /// ```
     #[cfg(feature = "rayon")]
     #[track_caller]
     fn par_chunks_mut(self, size: usize) -> ParChunks<Self>

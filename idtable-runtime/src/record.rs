@@ -81,6 +81,10 @@ use crate::ranges::RowSlices;
 /// assert_eq!(*row.mass, 3.0);
 /// let cols: ParticleColumnsMut<'_> = s.columns_mut();                         // make_columns_mut
 /// cols.pos[0][0] = 9.0;
+/// let mut cols: ParticleColumnsMut<'_> = s.columns_mut();
+/// let _: ParticleColumns<'_> = Particle::shared_columns(&cols);     // cols.as_columns()
+/// let again: ParticleColumnsMut<'_> = Particle::reborrow_columns(&mut cols); // cols.reborrow()
+/// assert_eq!(again.mass, &[3.0]);
 /// let back = s.remove(id).unwrap();                                            // from_values
 /// assert_eq!(back, Particle { pos: [9.0, 2.0], vel: [0.5, 0.0], mass: 3.0 });
 /// ```

@@ -1,30 +1,6 @@
 //! [`Entry`]: a [`SoaMap`](super::SoaMap)'s place for one key, occupied or
 //! vacant, found once and then read, updated or filled without a second
 //! lookup (slotmap's `SecondaryMap::entry`).
-//!
-//! ```
-//! use idtable::map::Entry;
-//! use idtable::{SoaAllocator, SoaMap};
-//!
-//! #[derive(SoaAllocator)]
-//! pub struct Unit { pub hp: i32 }
-//!
-//! let mut units = UnitAllocator::new();
-//! let u = units.insert(Unit { hp: 10 });
-//! let mut heat: SoaMap<UnitId, f32> = SoaMap::new();
-//! *heat.entry(u).unwrap().or_insert(0.0) += 1.5; // None only for a key older than the stored one
-//! heat.entry(u).unwrap().and_modify(|h| *h *= 2.0).or_default();
-//! assert_eq!(heat.columns(), &[3.0]);
-//!
-//! match heat.entry(u).unwrap() {
-//!     Entry::Occupied(mut hot) => {
-//!         *hot.get_mut() -= 1.0;
-//!         assert_eq!(hot.remove(), 2.0);
-//!     }
-//!     Entry::Vacant(_) => unreachable!(),
-//! }
-//! assert!(heat.is_empty());
-//! ```
 
 use core::fmt;
 
@@ -41,7 +17,30 @@ use crate::rows::Rows;
 /// [`insert`](super::SoaMap::insert)). For a derived component the filled
 /// row is its `FooMut` view; for a plain value, a `&mut T`.
 ///
-/// See the [module docs](self) for an example.
+/// ```
+/// use idtable::map::Entry;
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let u = units.insert(Unit { hp: 10 });
+/// let mut heat: SoaMap<UnitId, f32> = SoaMap::new();
+/// *heat.entry(u).unwrap().or_insert(0.0) += 1.5; // None only for a key older than the stored one
+/// heat.entry(u).unwrap().and_modify(|h| *h *= 2.0).or_default();
+/// assert_eq!(heat.columns(), &[3.0]);
+/// assert_eq!(heat.entry(u).unwrap().key(), u);
+///
+/// match heat.entry(u).unwrap() {
+///     Entry::Occupied(mut hot) => {
+///         *hot.get_mut() -= 1.0;
+///         assert_eq!(hot.remove(), 2.0);
+///     }
+///     Entry::Vacant(_) => unreachable!(),
+/// }
+/// assert!(heat.is_empty());
+/// ```
 pub enum Entry<'a, K: Id, T: Record> {
     /// The key holds a row.
     Occupied(OccupiedEntry<'a, K, T>),
@@ -138,7 +137,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
 
     /// The key of this entry.
     ///
-    /// See the [module docs](self) for an example.
+    /// See [`Entry`]'s example.
     pub fn key(&self) -> K {
         match self {
             Entry::Occupied(e) => e.key,
@@ -148,7 +147,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
 
     /// The row of the key, inserting `default` first if there is none.
     ///
-    /// See the [module docs](self) for an example.
+    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn or_insert(self, default: T) -> T::Mut<'a> {
         match self {
@@ -200,7 +199,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// The row of the key, inserting `T::default()` first if there is
     /// none.
     ///
-    /// See the [module docs](self) for an example.
+    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn or_default(self) -> T::Mut<'a>
     where
@@ -212,7 +211,7 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// Calls `update` on the row if the key holds one, and gives the entry
     /// back.
     ///
-    /// See the [module docs](self) for an example.
+    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn and_modify(self, update: impl FnOnce(T::Mut<'_>)) -> Self {
         match self {
