@@ -578,3 +578,43 @@ mod parallel {
         assert_eq!(sum, 5000.0);
     }
 }
+
+/// Generic structs: a split array of a type parameter and a generic
+/// length, and a nested generic struct.
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+#[soa(parts_only)]
+pub struct Pair<T> {
+    pub a: T,
+    pub b: T,
+}
+
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Track<T: Copy, const N: usize> {
+    #[soa(split)]
+    pub samples: [T; N],
+    #[soa(nested)]
+    pub range: Pair<T>,
+}
+
+#[test]
+fn generic_split_and_nested_fields() {
+    let mut tracks = TrackAllocator::<u16, 3>::new();
+    let id = tracks.insert(Track {
+        samples: [1, 2, 3],
+        range: Pair { a: 1, b: 3 },
+    });
+    tracks.insert(Track {
+        samples: [4, 5, 6],
+        range: Pair { a: 4, b: 6 },
+    });
+    let cols = tracks.columns();
+    assert_eq!((cols.samples[2], cols.range.b), (&[3, 6][..], &[3, 6][..]));
+    let row: TrackRef<'_, u16, 3> = tracks.get(id).unwrap();
+    assert_eq!((*row.samples[1], *row.range.a), (2, 1));
+    assert_eq!(row.to_owned().range, Pair { a: 1, b: 3 });
+    let (first, rest) = tracks.columns_mut().split_at_mut(1);
+    assert_eq!((first.len(), rest.range.a[0]), (1, 4));
+    let copy = tracks.clone();
+    assert!(copy == tracks);
+    assert_eq!(tracks.remove(id).map(|t| t.samples), Some([1, 2, 3]));
+}
