@@ -14,7 +14,19 @@
 //!   `Vec<f32>` of the holders' values (the floor);
 //! * `map_add_remove`: add the component to each of 10k of 10k entities,
 //!   then remove it from each (the add/remove workload of the ECS
-//!   benchmarks).
+//!   benchmarks);
+//! * `map_entry` (issue 37): every holder hit twice, in two random orders,
+//!   adding an amount to its value in a `SoaMap<_, f32>` that starts empty
+//!   (the first hit inserts): `entry(k).or_insert(0.0)` then `+=`
+//!   (`entry_or_insert`), `entry(k).and_modify(..).or_insert(..)`
+//!   (`entry_and_modify`), against `get_mut` then `insert` written by hand
+//!   (`get_mut_insert`).
+//!
+//! A component of one value is in every group too (issue 37): `soa_map_f32`
+//! is a `SoaMap<_, f32>` (a plain value, no derive), `soa_map_one_field` a
+//! `SoaMap<_, Heat>` of a derived `struct Heat { value: f32 }`. Both store
+//! the `left` value of the rows (their `map_get` sums it too); the target
+//! is `soa_map_f32` ≤ 1.0× `soa_map_one_field` in every group.
 //!
 //! `hand_sparse` is a hand-written floor of `SoaMap`'s layout (see
 //! [`HandSparse`]): what the layout itself costs, so a target out of its
@@ -51,6 +63,12 @@ pub struct Entity {
 pub struct Burning {
     pub dps: f32,
     pub left: f32,
+}
+
+/// A component of one value, derived: what a plain `f32` replaces.
+#[derive(SoaAllocator, Clone, Copy, Debug, PartialEq)]
+pub struct Heat {
+    pub value: f32,
 }
 
 /// The component as the other maps store it (one struct per value).
@@ -494,6 +512,153 @@ impl Map for HandPacked {
     }
 }
 
+impl Map for SoaMap<EntityId, f32> {
+    const NAME: &'static str = "soa_map_f32";
+    type Key = EntityId;
+    fn new() -> Self {
+        SoaMap::new()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: EntityId, (_, left): (f32, f32)) {
+        SoaMap::insert(self, key, left);
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: EntityId) -> bool {
+        SoaMap::remove(self, key).is_some()
+    }
+    #[inline(always)]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        self.get(key).map_or(0.0, |v| *v)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4_slice(self.columns())
+    }
+}
+
+impl Map for SoaMap<EntityId, Heat> {
+    const NAME: &'static str = "soa_map_one_field";
+    type Key = EntityId;
+    fn new() -> Self {
+        SoaMap::new()
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: EntityId, (_, left): (f32, f32)) {
+        SoaMap::insert(self, key, Heat { value: left });
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: EntityId) -> bool {
+        SoaMap::remove(self, key).is_some()
+    }
+    #[inline(always)]
+    fn get_dps(&self, key: EntityId) -> f32 {
+        self.get(key).map_or(0.0, |h| *h.value)
+    }
+    fn sum_left(&self) -> f32 {
+        sum4_slice(self.columns().value)
+    }
+}
+
+/// How `map_entry` adds an amount to a key's value, creating it if absent.
+#[derive(Clone, Copy)]
+enum Accumulate {
+    EntryOrInsert,
+    EntryAndModify,
+    GetMutInsert,
+}
+
+impl Accumulate {
+    fn label(self) -> &'static str {
+        match self {
+            Accumulate::EntryOrInsert => "entry_or_insert",
+            Accumulate::EntryAndModify => "entry_and_modify",
+            Accumulate::GetMutInsert => "get_mut_insert",
+        }
+    }
+}
+
+/// The timed loop of `map_entry`, one function per way (the match is on a
+/// constant after inlining into each caller).
+#[inline(always)]
+fn accumulate(m: &mut SoaMap<EntityId, f32>, hits: &[(EntityId, f32)], how: Accumulate) {
+    match how {
+        Accumulate::EntryOrInsert => {
+            for &(k, d) in hits {
+                if let Some(e) = m.entry(k) {
+                    *e.or_insert(0.0) += d;
+                }
+            }
+        }
+        Accumulate::EntryAndModify => {
+            for &(k, d) in hits {
+                if let Some(e) = m.entry(k) {
+                    e.and_modify(|h| *h += d).or_insert(d);
+                }
+            }
+        }
+        Accumulate::GetMutInsert => {
+            for &(k, d) in hits {
+                match m.get_mut(k) {
+                    Some(h) => *h += d,
+                    None => {
+                        m.insert(k, d);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(never)]
+fn timed_entry_or_insert(m: &mut SoaMap<EntityId, f32>, hits: &[(EntityId, f32)]) {
+    accumulate(m, hits, Accumulate::EntryOrInsert)
+}
+
+#[inline(never)]
+fn timed_entry_and_modify(m: &mut SoaMap<EntityId, f32>, hits: &[(EntityId, f32)]) {
+    accumulate(m, hits, Accumulate::EntryAndModify)
+}
+
+#[inline(never)]
+fn timed_get_mut_insert(m: &mut SoaMap<EntityId, f32>, hits: &[(EntityId, f32)]) {
+    accumulate(m, hits, Accumulate::GetMutInsert)
+}
+
+fn bench_entry(g: &mut Group<'_>, c: &Case<EntityId>, n: usize, share: Share) {
+    let hits: Vec<(EntityId, f32)> = c
+        .insert_order
+        .iter()
+        .chain(&c.access_order)
+        .enumerate()
+        .map(|(i, &k)| (k, row(i).1))
+        .collect();
+    let mut sums = Vec::new();
+    for how in [
+        Accumulate::EntryOrInsert,
+        Accumulate::EntryAndModify,
+        Accumulate::GetMutInsert,
+    ] {
+        let run = match how {
+            Accumulate::EntryOrInsert => timed_entry_or_insert,
+            Accumulate::EntryAndModify => timed_entry_and_modify,
+            Accumulate::GetMutInsert => timed_get_mut_insert,
+        };
+        let mut check = SoaMap::new();
+        run(&mut check, &hits);
+        sums.push(check.sum_left());
+        g.bench_function(id(how.label(), n, share), |b| {
+            b.iter_batched(
+                SoaMap::new,
+                |mut m| {
+                    run(&mut m, &hits);
+                    m
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    assert!(sums.windows(2).all(|w| w[0] == w[1]), "{sums:?}");
+}
+
 /// A sum with four independent accumulators (as the peers benchmark sums).
 #[inline]
 fn sum4(values: impl Iterator<Item = f32>) -> f32 {
@@ -689,6 +854,8 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
         let sparse = filled::<SparseSecondaryMap<DefaultKey, BurningRow>>(&cs);
         let hash = filled::<HashMap<EntityId, BurningRow>>(&ci);
         let hand = filled::<HandSparse>(&ci);
+        let plain = filled::<SoaMap<EntityId, f32>>(&ci);
+        let one_field = filled::<SoaMap<EntityId, Heat>>(&ci);
         let hand_64 = filled::<HandSparse<Boxed<64>>>(&ci);
         let pooled = filled::<HandSparse<Pooled>>(&ci);
         let packed = filled::<HandPacked>(&ci);
@@ -708,6 +875,8 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             ("hand_sparse_64", hand_64.sum_left()),
             ("hand_pooled_64", pooled.sum_left()),
             ("hand_packed", packed.sum_left()),
+            ("soa_map_f32", plain.sum_left()),
+            ("soa_map_one_field", one_field.sum_left()),
         ] {
             // Summation order differs (dense, slot or hash order): compare
             // loosely; the row values are small integers and halves.
@@ -722,6 +891,7 @@ fn check_same(n: usize, idt: &[EntityId], slot: &[DefaultKey]) {
             assert_eq!(soa.get_dps(*a), hand.get_dps(*a));
             assert_eq!(soa.get_dps(*a), packed.get_dps(*a));
             assert_eq!(sparse.get_dps(*b), sec.get_dps(*b));
+            assert_eq!(plain.get_dps(*a), one_field.get_dps(*a));
         }
     }
 }
@@ -767,6 +937,8 @@ fn main() {
                     configure(&mut g, n, test_mode);
                     g.throughput(Throughput::Elements(holders));
                     $bench::<SoaMap<EntityId, Burning>>(&mut g, &ci, n, share);
+                    $bench::<SoaMap<EntityId, f32>>(&mut g, &ci, n, share);
+                    $bench::<SoaMap<EntityId, Heat>>(&mut g, &ci, n, share);
                     $bench::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &cs, n, share);
                     $bench::<HashMap<EntityId, BurningRow>>(&mut g, &ci, n, share);
@@ -786,6 +958,11 @@ fn main() {
                 b.iter(|| sum4_slice(black_box(&floor)))
             });
             g.finish();
+            let mut g = c.benchmark_group("map_entry");
+            configure(&mut g, n, test_mode);
+            g.throughput(Throughput::Elements(2 * holders));
+            bench_entry(&mut g, &ci, n, share);
+            g.finish();
         }
 
         // Add then remove on every entity: 10k of 10k (the small size in
@@ -795,6 +972,8 @@ fn main() {
             configure(&mut g, n, test_mode);
             g.throughput(Throughput::Elements(n as u64));
             bench_add_remove::<SoaMap<EntityId, Burning>>(&mut g, &idt, n);
+            bench_add_remove::<SoaMap<EntityId, f32>>(&mut g, &idt, n);
+            bench_add_remove::<SoaMap<EntityId, Heat>>(&mut g, &idt, n);
             bench_add_remove::<SecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<SparseSecondaryMap<DefaultKey, BurningRow>>(&mut g, &slot, n);
             bench_add_remove::<HashMap<EntityId, BurningRow>>(&mut g, &idt, n);

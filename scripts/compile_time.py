@@ -18,12 +18,21 @@ both alike. The medians, the ratio and the target go into BENCHMARKS.md between
     python3 scripts/compile_time.py --no-write      # print the region, leave BENCHMARKS.md alone
     python3 scripts/compile_time.py --serde --no-write               # idtable's structs #[soa(serde)]
     python3 scripts/compile_time.py --serde --no-write --idtable DIR # another checkout of idtable
+    python3 scripts/compile_time.py --nested        # nested fields against soa_derive's #[nested_soa]
+    python3 scripts/compile_time.py --parts-only    # #[soa(parts_only)] against the full derive
 
 `--serde` marks idtable's 100 structs `#[soa(serde)]` (with the `serde` feature), so
 the time includes their generated `Serialize`/`Deserialize`; soa_derive's crate stays as
 it is and serves as the yardstick within the run. `--idtable DIR` builds against the
 idtable checkout at DIR instead of this one (a `git worktree` of an older commit, say),
 so two versions can be compared by their ratio to soa_derive.
+
+`--nested` (issue 37) gives every struct a nested 3-float position instead of `pos: [f32; 3]`:
+`#[soa(nested)] pos: V3` with `V3` a `#[soa(parts_only)]` struct, against soa_derive's
+`#[nested_soa] pos: V3` with `V3` a `StructOfArray`; target 0.3×. `--parts-only` (issue 37)
+builds idtable's 100 structs twice, `#[soa(parts_only)]` against the full derive, each used
+the same way (a `SoaMap` of it, one insert and one read), so only what the derive emits
+differs; target below 1.0×. Each mode writes its own region of BENCHMARKS.md.
 
 Standard library only. Needs cargo on PATH; the crates.io dependencies
 (soa_derive 0.14 and idtable's own) are resolved with benches/Cargo.lock, the lock
@@ -67,9 +76,53 @@ FIELDS = [
     ("tag", "u64", "42"),
 ]
 
-# Set from the command line (`--idtable`, `--serde`) before the crates are written.
+# Set from the command line (`--idtable`, `--serde`, `--nested`, `--parts-only`) before the
+# crates are written.
 IDTABLE = ROOT
 SERDE = False
+MODE = "default"  # or "nested", "parts_only"
+
+# `--nested`: the position as a nested struct (replaces the `pos` field).
+NESTED_POS = ("pos", "V3", "V3 { x: 1.0, y: 2.0, z: 3.0 }")
+# The region and target of each mode.
+MODES = {
+    "default": (BEGIN, END, HEADING, TARGET),
+    "nested": ("<!-- compile-time-nested:begin -->", "<!-- compile-time-nested:end -->",
+               "### Nested fields against soa_derive's `#[nested_soa]` (issue 37)", 0.3),
+    "parts_only": ("<!-- compile-time-parts-only:begin -->", "<!-- compile-time-parts-only:end -->",
+                   "### `#[soa(parts_only)]` against the full derive (issue 37)", 1.0),
+}
+
+def idtable_dep() -> str:
+    return f'idtable = {{ path = "{toml_str(IDTABLE)}"' + (', features = ["serde"]' if SERDE else "") + " }"
+
+
+def soa_map_use(i: int, read: tuple[str, str]) -> str:
+    return (
+        f"pub fn use_s{i}() -> {read[1]} {{\n"
+        f"    let key = idtable::Id32_32::new({i}, 1).unwrap();\n"
+        f"    let mut m = idtable::SoaMap::<idtable::Id32_32, S{i}>::new();\n"
+        f"    m.insert(key, {ctor(i)});\n"
+        f"    *m.get(key).unwrap().{read[0]}\n"
+        f"}}\n"
+    )
+
+
+# The crates of `--parts-only`: the same structs and uses, with and without the allocator.
+PARTS_ONLY_CRATES = {
+    "parts_only": (
+        "ct_parts_only",
+        idtable_dep,
+        lambda: "#[derive(idtable::SoaAllocator)]\n#[soa(parts_only)]" + ("\n#[soa(serde)]" if SERDE else ""),
+        soa_map_use,
+    ),
+    "full_derive": (
+        "ct_full_derive",
+        idtable_dep,
+        lambda: "#[derive(idtable::SoaAllocator)]" + ("\n#[soa(serde)]" if SERDE else ""),
+        soa_map_use,
+    ),
+}
 
 CRATES = {
     # key: (crate name, dependency lines, derive lines, per-struct use function)
@@ -107,8 +160,23 @@ def toml_str(p: Path) -> str:
 
 
 def fields_of(i: int) -> list[tuple[str, str, str]]:
-    k = i % len(FIELDS)
-    return FIELDS[k:] + FIELDS[:k]
+    fields = [NESTED_POS if MODE == "nested" and f[0] == "pos" else f for f in FIELDS]
+    k = i % len(fields)
+    return fields[k:] + fields[:k]
+
+
+def nested_attr(key: str) -> str:
+    """The attribute that nests the `pos` field, in `--nested`."""
+    return "    #[nested_soa]\n" if key == "soa_derive" else "    #[soa(nested)]\n"
+
+
+def nested_prelude(key: str) -> str:
+    """The nested position type, in `--nested`."""
+    if key == "soa_derive":
+        derive = "#[derive(soa_derive::StructOfArray)]"
+    else:
+        derive = "#[derive(idtable::SoaAllocator)]\n#[soa(parts_only)]" + ("\n#[soa(serde)]" if SERDE else "")
+    return f"\n{derive}\npub struct V3 {{\n    pub x: f32,\n    pub y: f32,\n    pub z: f32,\n}}\n"
 
 
 def ctor(i: int) -> str:
@@ -117,7 +185,7 @@ def ctor(i: int) -> str:
 
 def read_field(i: int) -> tuple[str, str]:
     # Read a scalar field, varying which one; both crates read the same field.
-    scalars = [(n, t) for n, t, _ in fields_of(i) if not t.startswith("[")]
+    scalars = [(n, t) for n, t, _ in fields_of(i) if not t.startswith("[") and t != "V3"]
     return scalars[i % len(scalars)]
 
 
@@ -125,9 +193,17 @@ def lib_rs(key: str) -> str:
     _, _, derive, use_fn = CRATES[key]
     out = [f"//! Generated by scripts/compile_time.py: {N_STRUCTS} structs, {key}.\n",
            "#![allow(dead_code)]\n"]
+    if MODE == "nested":
+        if key == "soa_derive":
+            # `#[nested_soa]`'s expansion names the trait unqualified.
+            out.append("use soa_derive::StructOfArray;\n")
+        out.append(nested_prelude(key))
     for i in range(N_STRUCTS):
         out.append(f"\n{derive()}\npub struct S{i} {{\n")
-        out += [f"    pub {n}: {t},\n" for n, t, _ in fields_of(i)]
+        for n, t, _ in fields_of(i):
+            if MODE == "nested" and t == "V3":
+                out.append(nested_attr(key))
+            out.append(f"    pub {n}: {t},\n")
         out.append("}\n\n")
         out.append(use_fn(i, read_field(i)))
     return "".join(out)
@@ -210,9 +286,17 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--serde", action="store_true", help="idtable's structs are #[soa(serde)]")
     ap.add_argument("--idtable", type=Path, default=ROOT, help="the idtable checkout to build against")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--nested", action="store_true",
+                      help="nested positions, against soa_derive's #[nested_soa]")
+    mode.add_argument("--parts-only", action="store_true",
+                      help="#[soa(parts_only)] against the full derive (both idtable)")
     args = ap.parse_args()
-    global IDTABLE, SERDE
+    global IDTABLE, SERDE, MODE, CRATES
     IDTABLE, SERDE = args.idtable.resolve(), args.serde
+    MODE = "nested" if args.nested else "parts_only" if args.parts_only else "default"
+    if MODE == "parts_only":
+        CRATES = PARTS_ONLY_CRATES
     if args.runs < 1:
         ap.error("--runs must be at least 1")
 
@@ -269,6 +353,8 @@ def main() -> None:
 
 
 def render(args, profiles, results, expand, started, finished) -> str:
+    if MODE != "default":
+        return render_mode(args, profiles, results, expand, started, finished)
     cmd = "python3 scripts/compile_time.py" + (f" --runs {args.runs}" if args.runs != 5 else "") \
         + (" --release" if args.release else "") + (" --serde" if args.serde else "") \
         + (" --idtable DIR" if args.idtable.resolve() != ROOT else "")
@@ -334,15 +420,89 @@ def render(args, profiles, results, expand, started, finished) -> str:
     return "\n".join(lines)
 
 
-def write_region(region: str) -> None:
-    text = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n"
-    block = f"{BEGIN}\n{region}\n{END}"
-    if BEGIN in text and END in text:
-        pre, rest = text.split(BEGIN, 1)
-        _, post = rest.split(END, 1)
-        text = pre + block + post
+def render_mode(args, profiles, results, expand, started, finished) -> str:
+    """The region of `--nested` or `--parts-only`."""
+    keys = list(CRATES)
+    a_key, b_key = keys[0], keys[1]
+    target = MODES[MODE][3]
+    flag = "--nested" if MODE == "nested" else "--parts-only"
+    cmd = f"python3 scripts/compile_time.py {flag}" + (f" --runs {args.runs}" if args.runs != 5 else "") \
+        + (" --release" if args.release else "") + (" --serde" if args.serde else "") \
+        + (" --idtable DIR" if args.idtable.resolve() != ROOT else "")
+    if MODE == "nested":
+        what = [
+            f"* Both crates: {N_STRUCTS} structs of 8 fields as in the table above, the position a nested "
+            "struct `V3 { x, y, z }` instead of `pos: [f32; 3]`, and the same `use_sN()` functions:",
+            "  * `ct_idtable`: `#[soa(nested)] pub pos: V3`, `V3` with `#[derive(idtable::SoaAllocator)] "
+            "#[soa(parts_only)]`;",
+            "  * `ct_soa_derive`: `#[nested_soa] pub pos: V3`, `V3` with `#[derive(soa_derive::StructOfArray)]`.",
+        ]
+        names = ("idtable", "soa_derive")
     else:
-        text = text.rstrip("\n") + f"\n\n{HEADING}\n\n{block}\n"
+        what = [
+            f"* Both crates use idtable: {N_STRUCTS} structs of 8 fields as in the table above, and per "
+            "struct one `use_sN()` that makes a `SoaMap<Id32_32, SN>`, inserts one value and reads one "
+            "scalar field: only what the derive emits differs.",
+            "  * `ct_parts_only`: `#[derive(SoaAllocator)] #[soa(parts_only)]` (record, views, columns);",
+            "  * `ct_full_derive`: `#[derive(SoaAllocator)]` (with the id type and the allocator).",
+        ]
+        names = ("parts_only", "full derive")
+    lines = [
+        "<!-- Generated by scripts/compile_time.py: edit the script, not this region. -->",
+        "",
+        f"Regenerate: `{cmd}`.",
+        "",
+        f"* Machine: {machine()}; {capture(['rustc', '--version'])}; {capture(['cargo', '--version'])}.",
+        f"* Measured {started:%Y-%m-%d %H:%M}–{finished:%H:%M} UTC, {args.runs} runs per cell, "
+        "the two crates alternating within each run; clean and incremental builds as above. "
+        "The machine is shared: read the ratio.",
+        *what,
+        "",
+        f"| profile | build | {names[0]} (median) | {names[1]} (median) | ratio | "
+        f"target {'≤' if target < 1 else '<'} {target}× | {names[0]} runs | {names[1]} runs |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- | --- |",
+    ]
+    for prof, _ in profiles:
+        for kind in ("clean", "incremental"):
+            a = results[(prof, kind, a_key)]
+            b = results[(prof, kind, b_key)]
+            ma, mb = statistics.median(a), statistics.median(b)
+            ratio = ma / mb
+            met = ratio <= target if target < 1 else ratio < target
+            verdict = "met" if met else "**missed**"
+            runs = lambda xs: ", ".join(f"{x:.1f}" for x in xs)
+            lines.append(f"| {prof} | {kind} | {fmt_s(ma)} | {fmt_s(mb)} | {ratio:.2f}× | {verdict} "
+                         f"| {runs(a)} | {runs(b)} |")
+    if expand:
+        (la, ba), (lb, bb) = expand[a_key], expand[b_key]
+        lines += [
+            "",
+            "Size after macro expansion (`-Zunpretty=expanded`, whole crate):",
+            "",
+            f"| | {names[0]} | {names[1]} | ratio |",
+            "| --- | ---: | ---: | ---: |",
+            f"| lines | {la:,} | {lb:,} | {la / lb:.2f}× |",
+            f"| bytes | {ba:,} | {bb:,} | {ba / bb:.2f}× |",
+        ]
+    return "\n".join(lines)
+
+
+def write_region(region: str) -> None:
+    begin, end, heading, _ = MODES[MODE]
+    text = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n"
+    block = f"{begin}\n{region}\n{end}"
+    if begin in text and end in text:
+        pre, rest = text.split(begin, 1)
+        _, post = rest.split(end, 1)
+        text = pre + block + post
+    elif MODE != "default" and END in text:
+        # After the default region's notes: at the end of its section.
+        pre, post = text.split(END, 1)
+        cut = post.find("\n## ")
+        cut = len(post) if cut < 0 else cut
+        text = pre + END + post[:cut].rstrip("\n") + f"\n\n{heading}\n\n{block}\n" + post[cut:]
+    else:
+        text = text.rstrip("\n") + f"\n\n{heading}\n\n{block}\n"
     BENCHMARKS.write_text(text)
 
 

@@ -62,6 +62,7 @@
 //! pub struct ParticleId(Id24_8, PhantomData<fn() -> Particle>); // `Foo<T>` gets `FooId<T>`
 //! impl Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash for ParticleId; // no bounds on the struct's parameters
 //! impl Debug for ParticleId;                 // "ParticleId(3v1)"
+//! impl PlainValue for ParticleId;            // an id is a component of other tables: SoaMap<K, ParticleId>
 //!
 //! impl TypedId for ParticleId { type Layout = Id24_8; /* from_layout, to_layout */ }
 //! impl ParticleId {                          // also through the `Id` trait
@@ -81,9 +82,36 @@
 //!
 //! /// One slice per field, in dense order (Clone + Copy + Debug).
 //! pub struct ParticleColumns<'a> { pub pos: &'a [[f32; 2]], pub vel: &'a [[f32; 2]], pub mass: &'a [f32] }
+//! impl<'a> ParticleColumns<'a> {             // row ranges: every column cut at the same rows
+//!     pub fn len(&self) -> usize;
+//!     pub fn is_empty(&self) -> bool;
+//!     pub fn split_at(self, mid: usize) -> (Self, Self);
+//!     pub fn chunks(self, size: usize) -> ranges::Chunks<Self>;
+//!     pub fn get(self, range: impl RangeBounds<usize>) -> Option<Self>;
+//!     pub fn row(self, index: usize) -> ParticleRef<'a>;
+//!     pub fn par_chunks(self, size: usize) -> ranges::ParChunks<Self>;   // feature `rayon`
+//! }
 //!
 //! /// One mutable slice per field, in dense order (Debug).
 //! pub struct ParticleColumnsMut<'a> { pub pos: &'a mut [[f32; 2]], pub vel: &'a mut [[f32; 2]], pub mass: &'a mut [f32] }
+//! impl<'a> ParticleColumnsMut<'a> {          // the `_mut` ones take the view by value
+//!     pub fn len(&self) -> usize;
+//!     pub fn is_empty(&self) -> bool;
+//!     pub fn split_at_mut(self, mid: usize) -> (Self, Self);
+//!     pub fn chunks_mut(self, size: usize) -> ranges::Chunks<Self>;
+//!     pub fn get_mut(self, range: impl RangeBounds<usize>) -> Option<Self>;
+//!     pub fn row_mut(self, index: usize) -> ParticleMut<'a>;
+//!     pub fn reborrow(&mut self) -> ParticleColumnsMut<'_>;
+//!     pub fn as_columns(&self) -> ParticleColumns<'_>;
+//!     pub fn row(&self, index: usize) -> ParticleRef<'_>;
+//!     pub fn par_chunks_mut(self, size: usize) -> ranges::ParChunks<Self>; // feature `rayon`
+//! }
+//! impl RowSlices for ParticleColumns<'_>, ParticleColumnsMut<'_>; // what the ranges are built on
+//!
+//! // With `#[soa(split)] pos: [f32; 2]` the columns hold `pos: [&'a [f32]; 2]` and a row
+//! // `pos: [&'a f32; 2]`; with `#[soa(nested)] pos: V2` (a derived `V2`) they hold
+//! // `V2Columns<'a>` and `V2Ref<'a>`. With `#[soa(parts_only)]` the struct gets only the
+//! // views, the columns and the impls below: no id type, no allocator.
 //!
 //! /// The allocator: a SoaStorage<Particle, ParticleId> inside.
 //! pub struct ParticleAllocator { /* private */ }
@@ -145,15 +173,18 @@
 //! impl IntoIterator for &mut ParticleAllocator; // same as iter_mut()
 //!
 //! impl Record for Particle {                 // how Particle splits into columns
-//!     type Tree = (Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>));
+//!     type Tree = (Col<[f32; 2]>, (Col<[f32; 2]>, Col<f32>)); // Split<..>, Nested<..>, Aligned<..> when asked
 //!     type Values = ([f32; 2], ([f32; 2], f32));
 //!     type Ref<'a> = ParticleRef<'a>;
 //!     type Mut<'a> = ParticleMut<'a>;
 //!     type Columns<'a> = ParticleColumns<'a>;
 //!     type ColumnsMut<'a> = ParticleColumnsMut<'a>;
 //!     /* into_values, from_values, make_ref, make_mut, make_columns, make_columns_mut:
-//!        each takes a RecordToken<Particle>, which only the runtime can create */
+//!        each takes a RecordToken<Particle>, which only the runtime can create;
+//!        shared_columns and reborrow_columns lend a shorter-lived view */
 //! }
+//! impl CloneRow for Particle;                // when Particle is Clone: what to_owned() calls
+//! impl DebugRow for Particle;                // a row prints as its ParticleRef
 //! ```
 //!
 //! The generated doc comments hold no examples on purpose: a doc test in

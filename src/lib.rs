@@ -53,18 +53,21 @@
 //!    layout, how long a slot lasts (`min_free`), ids stored across tables.
 //! 3. [Columns and loops](guide::columns_and_loops): rows and columns, update
 //!    loops as zips of columns, why removal reorders rows, sorting.
-//! 4. [`SoaMap`](guide::soa_map): components that only some objects of a
+//! 4. [Shaping columns](guide::shaping_columns): split, nested and aligned
+//!    columns, your attributes on the generated types, row ranges for jobs,
+//!    plain values and entries in a `SoaMap`.
+//! 5. [`SoaMap`](guide::soa_map): components that only some objects of a
 //!    table have, keyed by the table's ids.
-//! 5. [Per-entity data](guide::per_entity_data): key/value sheets in a
+//! 6. [Per-entity data](guide::per_entity_data): key/value sheets in a
 //!    `DataComponent`, and many entities' sheets in one `DataMap`.
-//! 6. [Joins](guide::joins): a table, its maps and its data read as one;
+//! 7. [Joins](guide::joins): a table, its maps and its data read as one;
 //!    removing an object from every container; a field, a `SoaMap` or a
 //!    `DataMap`?
-//! 7. [Ids reserved from a shared borrow](guide::reserved_ids): naming the
+//! 8. [Ids reserved from a shared borrow](guide::reserved_ids): naming the
 //!    objects a parallel system creates before their rows exist.
-//! 8. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
+//! 9. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
-//! 9. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`).
 //!
 //! Then:
 //!
@@ -92,8 +95,8 @@ extern crate alloc;
 /// `FooColumnsMut`: the [`example`] module shows them as rustdoc renders
 /// them, the [crate guide](crate) explains how to use them.
 ///
-/// The options of `#[soa(...)]`, each optional (this is the one list of
-/// them):
+/// The options of `#[soa(...)]` on the struct, each optional (this is the
+/// one list of them):
 ///
 /// ```
 /// use idtable::SoaAllocator;
@@ -106,9 +109,12 @@ extern crate alloc;
 ///     allocator = Flock,     // instead of `BirdAllocator`
 ///     id_type = BirdHandle,  // instead of `BirdId`
 ///     crate = idtable,       // the path to idtable, for crates that re-export it
+///     align = 32,            // every column at a multiple of 32 bytes (default: its type's alignment)
 /// )]
 /// // and `#[soa(serde)]`: Serialize/Deserialize, with the `serde` feature
-/// // (see "Saving and loading" in the crate guide).
+/// // (see "Saving and loading" in the crate guide);
+/// // and `#[soa(parts_only)]`: the record, its views and columns only, no
+/// // allocator nor id type (for a struct only nested or stored in a `SoaMap`).
 /// pub struct Bird {
 ///     pub pos: [f32; 2],
 ///     pub name: String,
@@ -120,6 +126,65 @@ extern crate alloc;
 /// assert_eq!(r.name, "robin");
 /// assert_eq!(r.to_owned(), Bird { pos: [0.0, 1.0], name: "robin".into() });
 /// assert_eq!(std::mem::size_of::<BirdHandle>(), 4);
+/// assert_eq!(flock.columns().pos.as_ptr() as usize % 32, 0);
+/// ```
+///
+/// The options of a field, `#[soa(...)]` above it (the [shaping
+/// columns](guide::shaping_columns) chapter shows each at work):
+///
+/// | option | what it does | default |
+/// | --- | --- | --- |
+/// | `#[soa(split)]` | a field `[T; N]` becomes `N` columns of `T`: `FooColumns` holds `[&[T]; N]`, `FooRef` holds `[&T; N]`; insert, remove and serde still take and give `[T; N]` | one column of `[T; N]` |
+/// | `#[soa(nested)]` | the fields of a derived struct `V` become columns of this one: `FooColumns` holds `VColumns`, `FooRef` holds `VRef`; nests and splits inside compose | one column of `V` |
+/// | `#[soa(align = N)]` | the field's columns start at a multiple of `N` bytes (a power of two, at least the type's alignment) at every capacity, in the one allocation | the type's alignment (or the struct's `align`) |
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator, Clone, Copy, Debug, PartialEq)]
+/// #[soa(parts_only)]
+/// pub struct V2 { pub x: f32, pub y: f32 }
+///
+/// #[derive(SoaAllocator, Clone, Debug, PartialEq)]
+/// pub struct Boid {
+///     #[soa(nested)] pub pos: V2,        // columns pos.x, pos.y
+///     #[soa(split)] pub vel: [f32; 2],   // columns vel[0], vel[1]
+///     #[soa(align = 64)] pub heat: f32,  // at a multiple of 64 bytes
+/// }
+///
+/// let mut boids = BoidAllocator::new();
+/// let id = boids.insert(Boid { pos: V2 { x: 1.0, y: 2.0 }, vel: [0.5, 0.0], heat: 0.0 });
+/// let cols = boids.columns_mut();
+/// for (x, vx) in cols.pos.x.iter_mut().zip(cols.vel[0].iter()) {
+///     *x += vx;
+/// }
+/// let b: BoidRef<'_> = boids.get(id).unwrap();
+/// assert_eq!((*b.pos.x, *b.vel[0]), (1.5, 0.5));
+/// assert_eq!(b.to_owned().pos, V2 { x: 1.5, y: 2.0 });
+/// assert_eq!(boids.columns().heat.as_ptr() as usize % 64, 0);
+/// ```
+///
+/// The user's attributes on the generated types, by role, one
+/// `#[soa_attr(Role, attribute)]` each (or `#[soa_attr(Role, Role, ..,
+/// attribute)]` for several types): the roles are `Id`, `Allocator`, `Ref`,
+/// `Mut`, `Columns` and `ColumnsMut` (the suffix of the type's name), and
+/// the attribute is any attribute, `derive(..)`, `cfg_attr(..)` and doc
+/// comments included:
+///
+/// ```
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator, Debug)]
+/// #[soa_attr(Ref, Columns, derive(PartialEq))]
+/// #[soa_attr(Id, doc = "A particle's handle.")]
+/// #[soa_attr(Allocator, cfg_attr(test, doc(alias = "tags")))]
+/// pub struct Particle { pub mass: f32 }
+///
+/// let mut ps = ParticleAllocator::new();
+/// let (a, b) = (ps.insert(Particle { mass: 1.0 }), ps.insert(Particle { mass: 1.0 }));
+/// assert!(ps.get(a).unwrap() == ps.get(b).unwrap()); // ParticleRef: PartialEq
+/// let (first, second) = ps.columns().split_at(1);
+/// assert!(first == second); // ParticleColumns: PartialEq
 /// ```
 pub use idtable_derive::SoaAllocator;
 pub use idtable_runtime::*;
@@ -215,6 +280,9 @@ pub mod guide {
 
     #[doc = include_str!("../guide/columns-and-loops.md")]
     pub mod columns_and_loops {}
+
+    #[doc = include_str!("../guide/shaping-columns.md")]
+    pub mod shaping_columns {}
 
     #[doc = include_str!("../guide/soa-map.md")]
     pub mod soa_map {}

@@ -22,7 +22,7 @@ use proc_macro::TokenStream;
 
 /// Derives a structure-of-arrays allocator with generational ids for a
 /// struct with named fields. See the `idtable` crate for what it generates.
-#[proc_macro_derive(SoaAllocator, attributes(soa))]
+#[proc_macro_derive(SoaAllocator, attributes(soa, soa_attr))]
 pub fn derive_soa_allocator(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::derive(&input).into()

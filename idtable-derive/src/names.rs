@@ -74,16 +74,18 @@ impl Names {
         }
     }
 
-    /// Every generated type name, in a fixed order.
-    pub fn all(&self) -> [&Ident; 6] {
-        [
-            &self.id,
-            &self.allocator,
-            &self.refs,
-            &self.muts,
-            &self.columns,
-            &self.columns_mut,
-        ]
+    /// Every generated type name, in a fixed order: the views', and the
+    /// id's and the allocator's unless `parts_only`.
+    pub fn generated(&self, parts_only: bool) -> Vec<&Ident> {
+        let views = [&self.refs, &self.muts, &self.columns, &self.columns_mut];
+        if parts_only {
+            views.to_vec()
+        } else {
+            [&self.id, &self.allocator]
+                .into_iter()
+                .chain(views)
+                .collect()
+        }
     }
 }
 

@@ -34,9 +34,12 @@
 //!
 //! # Safety
 //!
-//! Nearly all `unsafe` code of idtable lives in this module; the rest is in
-//! the [`data`](crate::data) module (two views of its word buffer and one
-//! unchecked UTF-8 read, each justified where it stands). The invariants
+//! Nearly all `unsafe` code of idtable lives in this module (and its
+//! `shaped` part: split and aligned columns) and in the column tree of a
+//! nested record ([`Nested`](crate::Nested)), which forwards to the record's
+//! own columns; the rest is in the [`data`](crate::data) module (two views
+//! of its word buffer and one unchecked UTF-8 read, each justified where it
+//! stands) and in the join sources. The invariants
 //! this module relies on, for a `ColumnBuffer` with base `base`, capacity `cap` and
 //! length `len`:
 //!
@@ -58,7 +61,11 @@ use core::ptr::{self, NonNull};
 
 use crate::marks::Marks;
 
-mod sealed {
+mod shaped;
+
+pub use shaped::{Aligned, RowCount, Split};
+
+pub(crate) mod sealed {
     pub trait Sealed {}
     impl<T> Sealed for super::Col<T> {}
     impl<L: Sealed, R: Sealed> Sealed for (L, R) {}
@@ -101,13 +108,13 @@ pub struct Col<T>(PhantomData<fn() -> T>);
 /// assert!(no_ids.is_empty() && no_names.is_empty());
 ///
 /// // Room for 2 rows: the u16 column, then the String column, aligned.
-/// let size = C::extent(2, 0).unwrap();
+/// let size = C::extent(2, 0, 1).unwrap(); // 1: no alignment beyond the types'
 /// assert_eq!(size, 2 * 2 + 4 /* padding */ + 2 * size_of::<String>());
 /// let layout = Layout::from_size_align(size, C::ALIGN).unwrap();
 /// unsafe {
 ///     let base = NonNull::new(alloc(layout)).unwrap();
 ///     let mut end = 0;
-///     let ptrs = C::place(base, 2, &mut end);
+///     let ptrs = C::place(base, 2, &mut end, 1);
 ///     assert_eq!(end, size);
 ///
 ///     C::write(ptrs, 0, (7, "seven".to_string()));
@@ -119,12 +126,12 @@ pub struct Col<T>(PhantomData<fn() -> T>);
 ///
 ///     // Grow to 4 rows in place: `realloc`, then move every column up to
 ///     // its offset for the new capacity, last column first.
-///     let new_size = C::extent(4, 0).unwrap();
+///     let new_size = C::extent(4, 0, 1).unwrap();
 ///     let base = NonNull::new(realloc(base.as_ptr(), layout, new_size)).unwrap();
 ///     let layout = Layout::from_size_align(new_size, C::ALIGN).unwrap();
 ///     let (mut old_end, mut new_end) = (0, 0);
-///     let old = C::place(base, 2, &mut old_end);
-///     let ptrs = C::place(base, 4, &mut new_end);
+///     let old = C::place(base, 2, &mut old_end, 1);
+///     let ptrs = C::place(base, 4, &mut new_end, 1);
 ///     C::move_prefix_back(old, ptrs, 2);
 ///     assert_eq!(C::slices(ptrs, 2), (&[8, 7][..], &["eight".to_string(), "seven!".to_string()][..]));
 ///
@@ -136,7 +143,7 @@ pub struct Col<T>(PhantomData<fn() -> T>);
 ///     // Move the one live row to a second allocation, free the first.
 ///     let other = NonNull::new(alloc(layout)).unwrap();
 ///     let mut other_end = 0;
-///     let moved = C::place(other, 4, &mut other_end);
+///     let moved = C::place(other, 4, &mut other_end, 1);
 ///     C::copy_prefix(ptrs, moved, 1);
 ///     dealloc(base.as_ptr(), layout);
 ///
@@ -203,17 +210,21 @@ pub trait ColumnTree: sealed::Sealed {
     unsafe fn move_from_vecs(ptrs: Self::Ptrs, vecs: Self::Vecs);
 
     /// The end offset after laying these columns out for `cap` rows from
-    /// offset `end`; `None` on overflow.
-    fn extent(cap: usize, end: usize) -> Option<usize>;
+    /// offset `end`, each column starting at a multiple of `min_align` (a
+    /// power of two) and of its element's alignment; `None` on overflow.
+    fn extent(cap: usize, end: usize, min_align: usize) -> Option<usize>;
 
     /// Lays the columns out for `cap` rows from offset `*end` of `base`,
-    /// advancing `*end` exactly as [`extent`](ColumnTree::extent) computes.
+    /// advancing `*end` exactly as [`extent`](ColumnTree::extent) computes
+    /// with the same `min_align`.
     ///
     /// # Safety
     ///
-    /// `base` points to an allocation of at least `extent(cap, *end)` bytes,
-    /// aligned to [`ALIGN`](ColumnTree::ALIGN), and that extent did not overflow.
-    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> Self::Ptrs;
+    /// `base` points to an allocation of at least `extent(cap, *end,
+    /// min_align)` bytes, aligned to [`ALIGN`](ColumnTree::ALIGN) and to
+    /// `min_align`, and that extent did not overflow.
+    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize, min_align: usize)
+        -> Self::Ptrs;
 
     /// Writes `values` into row `i`, without dropping what was there.
     ///
@@ -327,12 +338,36 @@ pub trait CloneColumns: ColumnTree {
     fn clone_row(refs: Self::Refs<'_>) -> Self::Values;
 }
 
-const fn max(a: usize, b: usize) -> usize {
+pub(crate) const fn max(a: usize, b: usize) -> usize {
     if a > b {
         a
     } else {
         b
     }
+}
+
+/// The largest alignment a column can be given beyond its type's
+/// ([`Aligned`], `#[soa(align = N)]`): 2^29 bytes, the largest Rust allows
+/// (`#[repr(align)]`), on every target with 32-bit or wider pointers.
+///
+/// ```
+/// assert_eq!(idtable::columns::MAX_ALIGN, 1 << 29);
+/// ```
+pub const MAX_ALIGN: usize = 1
+    << if usize::BITS >= 32 {
+        29
+    } else {
+        usize::BITS - 2
+    };
+
+/// Where a column with no room points: a column of capacity 0, or of a
+/// zero-sized type. The address is a multiple of every alignment a column
+/// can have (of [`MAX_ALIGN`] and of `T`'s), so an aligned column stays
+/// aligned when it is empty; no access through it touches memory.
+const fn dangling<T>() -> NonNull<T> {
+    let addr = max(MAX_ALIGN, align_of::<T>());
+    // SAFETY: `addr` is not zero.
+    unsafe { NonNull::new_unchecked(ptr::without_provenance_mut(addr)) }
 }
 
 /// [`ColumnBuffer::swap_remove`]'s panic, out of line.
@@ -366,9 +401,15 @@ fn swap_remove_out_of_bounds(index: usize, len: usize) -> ! {
 /// assert!(a == b);
 /// ```
 pub trait EqColumns: ColumnTree {
-    /// Whether the two sets of columns hold equal elements.
+    /// Whether rows `0..len` of the two sets of columns hold equal
+    /// elements.
+    ///
+    /// # Safety
+    ///
+    /// Both are placements whose rows `0..len` are initialised and not
+    /// mutably borrowed during the call.
     #[doc(hidden)]
-    fn eq_slices(a: &Self::Slices<'_>, b: &Self::Slices<'_>) -> bool;
+    unsafe fn eq_rows(a: Self::Ptrs, b: Self::Ptrs, len: usize) -> bool;
 }
 
 /// [`EqColumns`] whose every element type is `Eq` as well: what `Eq` for
@@ -391,23 +432,26 @@ pub trait EqColumns: ColumnTree {
 pub trait TotalEqColumns: EqColumns {}
 
 impl<T: PartialEq> EqColumns for Col<T> {
-    fn eq_slices(a: &&[T], b: &&[T]) -> bool {
-        a == b
+    unsafe fn eq_rows(a: NonNull<T>, b: NonNull<T>, len: usize) -> bool {
+        // SAFETY: rows `0..len` of both are initialised and not mutably
+        // borrowed (caller).
+        unsafe { Self::slices(a, len) == Self::slices(b, len) }
     }
 }
 
 impl<T: Eq> TotalEqColumns for Col<T> {}
 
 impl<L: EqColumns, R: EqColumns> EqColumns for (L, R) {
-    fn eq_slices(a: &Self::Slices<'_>, b: &Self::Slices<'_>) -> bool {
-        L::eq_slices(&a.0, &b.0) && R::eq_slices(&a.1, &b.1)
+    unsafe fn eq_rows(a: Self::Ptrs, b: Self::Ptrs, len: usize) -> bool {
+        // SAFETY: forwarded caller contract, per half.
+        unsafe { L::eq_rows(a.0, b.0, len) && R::eq_rows(a.1, b.1, len) }
     }
 }
 
 impl<L: TotalEqColumns, R: TotalEqColumns> TotalEqColumns for (L, R) {}
 
 impl EqColumns for () {
-    fn eq_slices((): &(), (): &()) -> bool {
+    unsafe fn eq_rows((): (), (): (), _len: usize) -> bool {
         true
     }
 }
@@ -437,7 +481,7 @@ impl<T> ColumnTree for Col<T> {
     const ROW_SIZE: usize = size_of::<T>();
     const ALIGN: usize = align_of::<T>();
 
-    const DANGLING: NonNull<T> = NonNull::dangling();
+    const DANGLING: NonNull<T> = dangling();
 
     type Vecs = Vec<T>;
 
@@ -458,25 +502,30 @@ impl<T> ColumnTree for Col<T> {
     }
 
     #[inline]
-    fn extent(cap: usize, end: usize) -> Option<usize> {
+    fn extent(cap: usize, end: usize, min_align: usize) -> Option<usize> {
         if size_of::<T>() == 0 {
             return Some(end);
         }
-        let start = end.checked_next_multiple_of(align_of::<T>())?;
+        let start = end.checked_next_multiple_of(max(align_of::<T>(), min_align))?;
         start.checked_add(cap.checked_mul(size_of::<T>())?)
     }
 
     #[inline]
-    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> NonNull<T> {
+    unsafe fn place(
+        base: NonNull<u8>,
+        cap: usize,
+        end: &mut usize,
+        min_align: usize,
+    ) -> NonNull<T> {
         if size_of::<T>() == 0 {
-            return NonNull::dangling();
+            return dangling();
         }
-        let start = end.next_multiple_of(align_of::<T>());
+        let start = end.next_multiple_of(max(align_of::<T>(), min_align));
         *end = start + cap * size_of::<T>();
-        // SAFETY: the caller guarantees the allocation spans `extent(cap, end)`
-        // bytes, which includes `start..*end`; `start` is a multiple of T's
-        // alignment and `base` is aligned to at least that, so the pointer is
-        // in bounds, non-null and aligned.
+        // SAFETY: the caller guarantees the allocation spans `extent(cap, end,
+        // min_align)` bytes, which includes `start..*end`; `start` is a
+        // multiple of T's alignment and of `min_align`, and `base` is aligned
+        // to at least both, so the pointer is in bounds, non-null and aligned.
         unsafe { base.add(start).cast::<T>() }
     }
 
@@ -616,15 +665,25 @@ impl<L: ColumnTree, R: ColumnTree> ColumnTree for (L, R) {
     }
 
     #[inline]
-    fn extent(cap: usize, end: usize) -> Option<usize> {
-        R::extent(cap, L::extent(cap, end)?)
+    fn extent(cap: usize, end: usize, min_align: usize) -> Option<usize> {
+        R::extent(cap, L::extent(cap, end, min_align)?, min_align)
     }
 
     #[inline]
-    unsafe fn place(base: NonNull<u8>, cap: usize, end: &mut usize) -> Self::Ptrs {
+    unsafe fn place(
+        base: NonNull<u8>,
+        cap: usize,
+        end: &mut usize,
+        min_align: usize,
+    ) -> Self::Ptrs {
         // SAFETY: the allocation spans the extent of both halves (caller),
         // laid out in the same order as `extent`.
-        unsafe { (L::place(base, cap, end), R::place(base, cap, end)) }
+        unsafe {
+            (
+                L::place(base, cap, end, min_align),
+                R::place(base, cap, end, min_align),
+            )
+        }
     }
 
     #[inline(always)]
@@ -767,10 +826,10 @@ impl ColumnTree for () {
         true
     }
     unsafe fn move_from_vecs(_ptrs: (), _vecs: ()) {}
-    fn extent(_cap: usize, end: usize) -> Option<usize> {
+    fn extent(_cap: usize, end: usize, _min_align: usize) -> Option<usize> {
         Some(end)
     }
-    unsafe fn place(_base: NonNull<u8>, _cap: usize, _end: &mut usize) {}
+    unsafe fn place(_base: NonNull<u8>, _cap: usize, _end: &mut usize, _min_align: usize) {}
     unsafe fn write(_ptrs: (), _i: usize, _values: ()) {}
     unsafe fn read(_ptrs: (), _i: usize) {}
     unsafe fn copy_row(_ptrs: (), _from: usize, _to: usize) {}
@@ -1010,7 +1069,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         let (base, layout, ptrs) = if new_cap == 0 {
             (NonNull::dangling(), Self::EMPTY_LAYOUT, C::DANGLING)
         } else {
-            let layout = C::extent(new_cap, 0)
+            let layout = C::extent(new_cap, 0, 1)
                 .and_then(|size| Layout::from_size_align(size, C::ALIGN).ok())
                 .unwrap_or_else(|| capacity_overflow());
             // SAFETY: the layout has a non-zero size: `new_cap > 0` and some
@@ -1020,9 +1079,9 @@ impl<C: ColumnTree> ColumnBuffer<C> {
                 handle_alloc_error(layout)
             };
             let mut end = 0;
-            // SAFETY: `base` spans `extent(new_cap, 0)` bytes, aligned to
+            // SAFETY: `base` spans `extent(new_cap, 0, 1)` bytes, aligned to
             // `C::ALIGN`, and that extent was computed without overflow.
-            let ptrs = unsafe { C::place(base, new_cap, &mut end) };
+            let ptrs = unsafe { C::place(base, new_cap, &mut end, 1) };
             (base, layout, ptrs)
         };
         // SAFETY: rows `0..len` of the old buffer are initialised and the new
@@ -1044,7 +1103,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     /// block or remap its pages instead of copying them), then moves each
     /// column up to its offset for `new_cap`, last column first.
     fn grow_in_place(&mut self, new_cap: usize) {
-        let layout = C::extent(new_cap, 0)
+        let layout = C::extent(new_cap, 0, 1)
             .and_then(|size| Layout::from_size_align(size, C::ALIGN).ok())
             .unwrap_or_else(|| capacity_overflow());
         // SAFETY: `base` was allocated with `self.layout`, whose size is not
@@ -1062,8 +1121,8 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         // one was computed when the old block was made).
         let (old, new) = unsafe {
             (
-                C::place(base, self.cap, &mut old_end),
-                C::place(base, new_cap, &mut new_end),
+                C::place(base, self.cap, &mut old_end, 1),
+                C::place(base, new_cap, &mut new_end, 1),
             )
         };
         // SAFETY: both placements are of this block, for capacities
@@ -1160,6 +1219,24 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         // uninitialised (invariant 2); `split` had no access to the buffer.
         unsafe { C::write(self.ptrs, self.len, values) };
         self.len += 1;
+    }
+
+    /// Appends a row and returns its mutable references (what a `SoaMap`
+    /// entry's insert hands back, without reading the row again).
+    #[inline]
+    pub(crate) fn push_mut(&mut self, values: C::Values) -> C::Muts<'_> {
+        if self.len == self.cap {
+            self.grow_one();
+        }
+        let row = self.len;
+        // SAFETY: `len < cap` now, so row `len` is in capacity and
+        // uninitialised (invariant 2); once written and counted it is
+        // initialised, and `&mut self` makes the references unique.
+        unsafe {
+            C::write(self.ptrs, row, values);
+            self.len = row + 1;
+            C::muts(self.ptrs, row)
+        }
     }
 
     /// Removes and returns the last row.
@@ -1526,6 +1603,14 @@ impl<C: ColumnTree> ColumnBuffer<C> {
 }
 
 impl<C: ColumnTree> ColumnBuffer<C> {
+    /// The columns' pointers and the length: rows `0..len` at those
+    /// pointers are initialised, and stay so while `self` is borrowed.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn raw_parts(&self) -> (C::Ptrs, usize) {
+        (self.ptrs, self.len)
+    }
+
     /// The rows, shared, with the buffer's pointers and length copied out
     /// (a join keeps them in registers while it writes to other rows).
     #[inline(always)]
@@ -1616,6 +1701,30 @@ impl<'a, C: ColumnTree> RowsMut<'a, C> {
         unsafe { C::muts(self.ptrs, index) }
     }
 }
+
+/// Equal when both hold the same number of rows and every column holds
+/// equal elements.
+///
+/// ```
+/// use idtable::columns::{Col, ColumnBuffer};
+///
+/// let mut a = ColumnBuffer::<(Col<u8>, Col<&str>)>::new();
+/// let mut b = ColumnBuffer::with_capacity(100);
+/// a.push((1, "one"));
+/// b.push((1, "one"));
+/// assert!(a == b);
+/// b.push((2, "two"));
+/// assert!(a != b);
+/// ```
+impl<C: EqColumns> PartialEq for ColumnBuffer<C> {
+    fn eq(&self, other: &Self) -> bool {
+        // SAFETY: rows `0..len` of both buffers are initialised and shared
+        // for the call.
+        self.len == other.len && unsafe { C::eq_rows(self.ptrs, other.ptrs, self.len) }
+    }
+}
+
+impl<C: TotalEqColumns> Eq for ColumnBuffer<C> {}
 
 impl<C: CloneColumns> Clone for ColumnBuffer<C> {
     fn clone(&self) -> Self {

@@ -9,6 +9,8 @@
 //!   every derived allocator wraps;
 //! * [`map`]: [`SoaMap`], the rows of a derived struct keyed by another
 //!   table's ids (components), through a paged sparse index;
+//! * [`ranges`]: the columns cut into ranges of rows, for jobs and
+//!   threads ([`RowRanges`]);
 //! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer;
 //! * `par` (feature `rayon`): parallel iterators over [`SoaStorage`].
 //!
@@ -48,6 +50,7 @@ mod order;
 mod paged_index;
 #[cfg(feature = "rayon")]
 pub mod par;
+pub mod ranges;
 mod record;
 pub mod rows;
 #[cfg(feature = "serde")]
@@ -63,6 +66,10 @@ pub use id::{
 };
 pub use join::{join, remove_all, Container, Driver, Maybe, Without};
 pub use map::SoaMap;
+pub use ranges::RowRanges;
+#[doc(hidden)]
+pub use record::DebugRef;
+pub use record::{CloneRow, Nested, PlainValue};
 pub use rows::{RowMut, RowRef, Rows};
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{

@@ -56,6 +56,7 @@
 //! keys with high indices holds a few pages. [`index_bytes`](SoaMap::index_bytes)
 //! reports it.
 
+mod entry;
 mod sparse;
 
 #[cfg(feature = "serde")]
@@ -66,9 +67,10 @@ use core::fmt;
 use crate::columns::{CloneColumns, ColumnBuffer};
 use crate::id::Id;
 use crate::marks::Marks;
-use crate::record::{from_values, into_values, DebugRow, Record};
+use crate::record::{into_values, DebugRow, Record};
 use crate::rows::{rows_face, sealed, Rows};
 
+pub use entry::{Entry, OccupiedEntry, VacantEntry};
 use sparse::Slot;
 pub use sparse::SparseSet;
 
@@ -302,9 +304,9 @@ impl<K: Id, T: Record> SoaMap<K, T> {
                 vacant.fill();
                 Ok(None)
             }
-            Err(Slot::Same(d)) => Ok(Some(self.replace_row(d, value))),
+            Err(Slot::Same(d)) => Ok(Some(entry::replace_row(&mut self.rows.columns, d, value))),
             Err(Slot::Stale(d)) => {
-                let stale = self.replace_row(d, value);
+                let stale = entry::replace_row(&mut self.rows.columns, d, value);
                 self.rows.index.replace(d, key);
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
@@ -312,18 +314,6 @@ impl<K: Id, T: Record> SoaMap<K, T> {
             }
             Err(Slot::Newer(_)) => Err(value),
             Err(Slot::Vacant) => unreachable!("a vacant slot index is `Ok`"),
-        }
-    }
-
-    /// Puts `value` at dense position `d` and returns the row it replaced.
-    fn replace_row(&mut self, d: usize, value: T) -> T {
-        let columns = &mut self.rows.columns;
-        columns.push(into_values(value));
-        let last = columns.len() - 1;
-        columns.swap(d, last);
-        match columns.pop() {
-            Some(old) => from_values(old),
-            None => unreachable!("a row was just pushed"),
         }
     }
 
@@ -335,6 +325,41 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
         self.rows.remove_key(key)
+    }
+
+    /// The entry of `key`: [`Occupied`](Entry::Occupied) if it holds a
+    /// row, [`Vacant`](Entry::Vacant) if not, to read, update or fill with
+    /// one lookup (slotmap's `SecondaryMap::entry`). `None` if the key
+    /// stored at `key`'s slot index is newer: `key` is stale, and nothing
+    /// can be inserted for it (see [`try_insert`](SoaMap::try_insert)).
+    ///
+    /// ```
+    /// use idtable::{SoaAllocator, SoaMap};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    /// #[derive(SoaAllocator, Debug, Default, PartialEq)]
+    /// pub struct Damage { pub taken: f32, pub hits: u32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let u = units.insert(Unit { hp: 10 });
+    /// let mut damage: SoaMap<UnitId, Damage> = SoaMap::new();
+    /// for amount in [1.5, 2.0] {
+    ///     let row = damage.entry(u).unwrap().or_default(); // a DamageMut<'_>
+    ///     *row.taken += amount;
+    ///     *row.hits += 1;
+    /// }
+    /// assert_eq!(damage.remove(u), Some(Damage { taken: 3.5, hits: 2 }));
+    ///
+    /// // A stale key has no entry: the newer key of its slot owns the place.
+    /// units.remove(u);
+    /// let v = units.insert(Unit { hp: 5 }); // u's slot, a newer generation
+    /// damage.insert(v, Damage::default());
+    /// assert!(damage.entry(u).is_none());
+    /// ```
+    #[inline(always)]
+    pub fn entry(&mut self, key: K) -> Option<Entry<'_, K, T>> {
+        Entry::of(&mut self.rows, key)
     }
 
     /// `true` if `key` itself holds an entry.

@@ -447,6 +447,12 @@ mod tests {
         ) -> Self::ColumnsMut<'a> {
             slices
         }
+        fn shared_columns<'b, 'a: 'b>(c: &'b Self::ColumnsMut<'a>) -> Self::Columns<'b> {
+            (&*c.0, &*c.1)
+        }
+        fn reborrow_columns<'b, 'a: 'b>(c: &'b mut Self::ColumnsMut<'a>) -> Self::ColumnsMut<'b> {
+            (&mut *c.0, &mut *c.1)
+        }
     }
 
     type Storage = SoaStorage<Pair, Id32_32>;

@@ -61,7 +61,9 @@ use core::slice;
 use crate::columns::{self, CloneColumns, ColumnBuffer};
 
 use crate::marks::Marks;
-use crate::record::{from_values, make_mut, make_ref, DebugRow, Record, RecordToken};
+use crate::record::{
+    from_values, make_columns, make_columns_mut, make_mut, make_ref, DebugRow, Record,
+};
 
 /// The index of a [`Rows`]: one key per row, and the way from a key to its
 /// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
@@ -253,9 +255,7 @@ where
     T::Tree: columns::EqColumns,
 {
     fn eq(&self, other: &Self) -> bool {
-        use columns::EqColumns;
-        self.index == other.index
-            && T::Tree::eq_slices(&self.columns.slices(), &other.columns.slices())
+        self.index == other.index && self.columns == other.columns
     }
 }
 
@@ -392,7 +392,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns(&self) -> T::Columns<'_> {
-        T::make_columns(self.columns.slices(), RecordToken::new())
+        make_columns::<T>(self.columns.slices())
     }
 
     /// Every column as a mutable slice (`FooColumnsMut`).
@@ -400,7 +400,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
-        T::make_columns_mut(self.columns.slices_mut(), RecordToken::new())
+        make_columns_mut::<T>(self.columns.slices_mut())
     }
 
     /// The keys and every column mutably, at once.
@@ -408,7 +408,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn keys_and_columns_mut(&mut self) -> (&[KeyOf<X>], T::ColumnsMut<'_>) {
-        let columns = T::make_columns_mut(self.columns.slices_mut(), RecordToken::new());
+        let columns = make_columns_mut::<T>(self.columns.slices_mut());
         (self.index.keys(), columns)
     }
 
@@ -610,8 +610,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
 impl<X: RowIndex, T: Record> Rows<X, T> {
     #[cfg(feature = "serde")]
-    pub(crate) fn column_slices(&self) -> <T::Tree as columns::ColumnTree>::Slices<'_> {
-        self.columns.slices()
+    pub(crate) fn column_store(&self) -> &ColumnBuffer<T::Tree> {
+        &self.columns
     }
 }
 

@@ -50,8 +50,11 @@ use serde::de::{
 };
 use serde::ser::{self, Serialize, SerializeStruct, Serializer};
 
-use crate::columns::{Col, ColumnBuffer, ColumnTree};
+use core::ptr::NonNull;
+
+use crate::columns::{Aligned, Col, ColumnBuffer, ColumnTree, RowCount, Split};
 use crate::id::Id;
+use crate::record::{Nested, PlainValue};
 use crate::storage::{Record, SoaStorage};
 
 /// A struct whose fields may be saved and loaded: what `#[soa(serde)]`
@@ -103,10 +106,18 @@ pub trait SerdeColumns: ColumnTree {
     #[doc(hidden)]
     type Loaded: Default;
 
-    /// Writes each column as a field named by the next of `names`.
+    /// Writes rows `0..len` of each saved field (a column, a split array's
+    /// columns, a nested struct's columns) as a field named by the next of
+    /// `names`.
+    ///
+    /// # Safety
+    ///
+    /// Rows `0..len` at `ptrs` are initialised and not mutably borrowed
+    /// during the call.
     #[doc(hidden)]
-    fn save<S: SerializeStruct>(
-        slices: &Self::Slices<'_>,
+    unsafe fn save<S: SerializeStruct>(
+        ptrs: Self::Ptrs,
+        len: usize,
         names: &mut core::slice::Iter<'_, &'static str>,
         state: &mut S,
     ) -> Result<(), S::Error>;
@@ -142,15 +153,15 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
     const COUNT: usize = 1;
     type Loaded = Option<Vec<T>>;
 
-    fn save<S: SerializeStruct>(
-        slice: &&[T],
+    unsafe fn save<S: SerializeStruct>(
+        ptrs: NonNull<T>,
+        len: usize,
         names: &mut core::slice::Iter<'_, &'static str>,
         state: &mut S,
     ) -> Result<(), S::Error> {
-        let name = names.next().copied().ok_or_else(|| {
-            ser::Error::custom("fewer field names than columns (a SavedRecord impl's FIELDS)")
-        })?;
-        state.serialize_field(name, slice)
+        // SAFETY: rows `0..len` are initialised and shared (caller).
+        let column = unsafe { Self::slices(ptrs, len) };
+        state.serialize_field(next_name(names)?, column)
     }
 
     fn load_from_map<'de, A: MapAccess<'de>>(
@@ -193,13 +204,17 @@ impl<L: SerdeColumns, R: SerdeColumns> SerdeColumns for (L, R) {
     const COUNT: usize = L::COUNT + R::COUNT;
     type Loaded = (L::Loaded, R::Loaded);
 
-    fn save<S: SerializeStruct>(
-        (left, right): &Self::Slices<'_>,
+    unsafe fn save<S: SerializeStruct>(
+        (left, right): Self::Ptrs,
+        len: usize,
         names: &mut core::slice::Iter<'_, &'static str>,
         state: &mut S,
     ) -> Result<(), S::Error> {
-        L::save(left, names, state)?;
-        R::save(right, names, state)
+        // SAFETY: forwarded caller contract, per half.
+        unsafe {
+            L::save(left, len, names, state)?;
+            R::save(right, len, names, state)
+        }
     }
 
     fn load_from_map<'de, A: MapAccess<'de>>(
@@ -237,8 +252,9 @@ impl SerdeColumns for () {
     const COUNT: usize = 0;
     type Loaded = ();
 
-    fn save<S: SerializeStruct>(
-        (): &(),
+    unsafe fn save<S: SerializeStruct>(
+        (): (),
+        _: usize,
         _: &mut core::slice::Iter<'_, &'static str>,
         _: &mut S,
     ) -> Result<(), S::Error> {
@@ -264,6 +280,360 @@ impl SerdeColumns for () {
     fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
 
     fn into_vecs((): ()) {}
+}
+
+/// An array field split into columns (`#[soa(split)]`) is saved as the
+/// field would be unsplit: one `[T; N]` per row, so splitting a field keeps
+/// the saved form. Loading checks every row's length.
+impl<T: Serialize + DeserializeOwned, const N: usize> SerdeColumns for Split<Col<T>, N> {
+    const COUNT: usize = 1;
+    /// The columns and the number of rows read (the columns alone cannot
+    /// tell it when `N` is 0).
+    type Loaded = Option<([Vec<T>; N], usize)>;
+
+    unsafe fn save<S: SerializeStruct>(
+        ptrs: [NonNull<T>; N],
+        len: usize,
+        names: &mut core::slice::Iter<'_, &'static str>,
+        state: &mut S,
+    ) -> Result<(), S::Error> {
+        // SAFETY: rows `0..len` of every column are initialised and shared
+        // (caller).
+        let columns = ptrs.map(|p| unsafe { Col::<T>::slices(p, len) });
+        state.serialize_field(next_name(names)?, &SplitRows::new(columns, len))
+    }
+
+    fn load_from_map<'de, A: MapAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        _: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        if loaded.is_some() {
+            return Ok(false);
+        }
+        *loaded = Some(map.next_value_seed(SplitSeed::<T, N>(PhantomData))?);
+        Ok(true)
+    }
+
+    fn load_from_seq<'de, A: SeqAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        seq: &mut A,
+        read: &mut usize,
+    ) -> Result<(), A::Error> {
+        match seq.next_element_seed(SplitSeed::<T, N>(PhantomData))? {
+            Some(columns) => {
+                *loaded = Some(columns);
+                *read += 1;
+                Ok(())
+            }
+            None => Err(de::Error::invalid_length(*read, &"one sequence per field")),
+        }
+    }
+
+    fn lengths(loaded: &Self::Loaded, out: &mut Vec<Option<usize>>) {
+        out.push(loaded.as_ref().map(|(_, rows)| *rows));
+    }
+
+    fn into_vecs(loaded: Self::Loaded) -> [Vec<T>; N] {
+        match loaded {
+            Some((columns, _)) => columns,
+            None => core::array::from_fn(|_| Vec::new()),
+        }
+    }
+}
+
+/// Not saved: the rows are counted by the other columns, or by the table.
+impl SerdeColumns for RowCount {
+    const COUNT: usize = 0;
+    type Loaded = ();
+
+    unsafe fn save<S: SerializeStruct>(
+        _: NonNull<()>,
+        _: usize,
+        _: &mut core::slice::Iter<'_, &'static str>,
+        _: &mut S,
+    ) -> Result<(), S::Error> {
+        Ok(())
+    }
+
+    fn load_from_map<'de, A: MapAccess<'de>>(
+        (): &mut (),
+        _: usize,
+        _: &mut A,
+    ) -> Result<bool, A::Error> {
+        Ok(true)
+    }
+
+    fn load_from_seq<'de, A: SeqAccess<'de>>(
+        (): &mut (),
+        _: &mut A,
+        _: &mut usize,
+    ) -> Result<(), A::Error> {
+        Ok(())
+    }
+
+    fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
+
+    fn into_vecs((): ()) {}
+}
+
+/// Saved as `C` is: alignment is not part of the saved form.
+impl<C: SerdeColumns, const A: usize> SerdeColumns for Aligned<C, A> {
+    const COUNT: usize = C::COUNT;
+    type Loaded = C::Loaded;
+
+    unsafe fn save<S: SerializeStruct>(
+        ptrs: Self::Ptrs,
+        len: usize,
+        names: &mut core::slice::Iter<'_, &'static str>,
+        state: &mut S,
+    ) -> Result<(), S::Error> {
+        // SAFETY: forwarded caller contract.
+        unsafe { C::save(ptrs, len, names, state) }
+    }
+
+    fn load_from_map<'de, M: MapAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        index: usize,
+        map: &mut M,
+    ) -> Result<bool, M::Error> {
+        C::load_from_map(loaded, index, map)
+    }
+
+    fn load_from_seq<'de, Q: SeqAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        seq: &mut Q,
+        read: &mut usize,
+    ) -> Result<(), Q::Error> {
+        C::load_from_seq(loaded, seq, read)
+    }
+
+    fn lengths(loaded: &Self::Loaded, out: &mut Vec<Option<usize>>) {
+        C::lengths(loaded, out);
+    }
+
+    fn into_vecs(loaded: Self::Loaded) -> Self::Vecs {
+        C::into_vecs(loaded)
+    }
+}
+
+/// A nested struct (`#[soa(nested)]`) is saved as its own columns, `{ x:
+/// [..], y: [..] }`, under the field's name; it must have opted in with
+/// `#[soa(serde)]` itself. Loading checks that every column of it is there,
+/// each with the same number of rows.
+impl<V: SavedRecord> SerdeColumns for Nested<V>
+where
+    V::Tree: SerdeColumns,
+{
+    const COUNT: usize = 1;
+    /// `V`'s columns and their common length, once read and checked.
+    type Loaded = Option<(<V::Tree as SerdeColumns>::Loaded, usize)>;
+
+    unsafe fn save<S: SerializeStruct>(
+        ptrs: Self::Ptrs,
+        len: usize,
+        names: &mut core::slice::Iter<'_, &'static str>,
+        state: &mut S,
+    ) -> Result<(), S::Error> {
+        let columns = SavedColumns::<V> {
+            ptrs,
+            len,
+            fields: V::FIELDS,
+            name: SavedNames::STORAGE.columns,
+            _borrow: PhantomData,
+        };
+        // The invariant of `SavedColumns` holds for this call: the rows are
+        // initialised and shared while it lasts (this function's contract).
+        state.serialize_field(next_name(names)?, &columns)
+    }
+
+    fn load_from_map<'de, A: MapAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        _: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        if loaded.is_some() {
+            return Ok(false);
+        }
+        let columns = map.next_value_seed(nested_seed::<V>())?;
+        let rows = nested_rows::<V, A::Error>(&columns)?;
+        *loaded = Some((columns, rows));
+        Ok(true)
+    }
+
+    fn load_from_seq<'de, A: SeqAccess<'de>>(
+        loaded: &mut Self::Loaded,
+        seq: &mut A,
+        read: &mut usize,
+    ) -> Result<(), A::Error> {
+        match seq.next_element_seed(nested_seed::<V>())? {
+            Some(columns) => {
+                let rows = nested_rows::<V, A::Error>(&columns)?;
+                *loaded = Some((columns, rows));
+                *read += 1;
+                Ok(())
+            }
+            None => Err(de::Error::invalid_length(*read, &"one sequence per field")),
+        }
+    }
+
+    fn lengths(loaded: &Self::Loaded, out: &mut Vec<Option<usize>>) {
+        out.push(loaded.as_ref().map(|(_, rows)| *rows));
+    }
+
+    fn into_vecs(loaded: Self::Loaded) -> Self::Vecs {
+        let columns = loaded.map(|(columns, _)| columns).unwrap_or_default();
+        <V::Tree as SerdeColumns>::into_vecs(columns)
+    }
+}
+
+/// Reads the columns of a nested `V`.
+fn nested_seed<V: SavedRecord>() -> ColumnsSeed<V> {
+    ColumnsSeed::new(V::FIELDS, SavedNames::STORAGE.columns)
+}
+
+/// The number of rows of a nested `V`'s columns just read: every column
+/// must be there, each as long as the others.
+fn nested_rows<V: SavedRecord, E: de::Error>(
+    columns: &<V::Tree as SerdeColumns>::Loaded,
+) -> Result<usize, E>
+where
+    V::Tree: SerdeColumns,
+{
+    if V::FIELDS.len() != <V::Tree as SerdeColumns>::COUNT {
+        return Err(E::custom(
+            "the number of field names differs from the number of columns",
+        ));
+    }
+    let mut lengths = Vec::with_capacity(V::FIELDS.len());
+    <V::Tree as SerdeColumns>::lengths(columns, &mut lengths);
+    let mut rows = None;
+    for (&name, len) in V::FIELDS.iter().zip(lengths) {
+        let len = len.ok_or_else(|| E::missing_field(name))?;
+        match rows {
+            Some(rows) if rows != len => {
+                return Err(E::custom(alloc::format!(
+                    "column `{name}` of a nested struct has {len} values, but the one before it has {rows}"
+                )));
+            }
+            _ => rows = Some(len),
+        }
+    }
+    Ok(rows.unwrap_or(0))
+}
+
+/// The columns of a split array saved as the array would be, one `[T; N]`
+/// per row (a tuple of `N`, as serde saves arrays). What a split field's
+/// column and the `Serialize` of a derived `FooColumns` write. Not public
+/// API.
+#[doc(hidden)]
+pub struct SplitRows<'a, T, const N: usize> {
+    columns: [&'a [T]; N],
+    rows: usize,
+}
+
+impl<'a, T, const N: usize> SplitRows<'a, T, N> {
+    /// The first `rows` rows of `columns`.
+    pub fn new(columns: [&'a [T]; N], rows: usize) -> Self {
+        SplitRows { columns, rows }
+    }
+}
+
+impl<T: Serialize, const N: usize> Serialize for SplitRows<'_, T, N> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeTuple};
+
+        struct Row<'r, 'a, T, const N: usize>(&'r [&'a [T]; N], usize);
+        impl<T: Serialize, const N: usize> Serialize for Row<'_, '_, T, N> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut tuple = serializer.serialize_tuple(N)?;
+                for column in self.0 {
+                    let value = column.get(self.1).ok_or_else(|| {
+                        ser::Error::custom("the columns of a split array differ in length")
+                    })?;
+                    tuple.serialize_element(value)?;
+                }
+                tuple.end()
+            }
+        }
+
+        let mut seq = serializer.serialize_seq(Some(self.rows))?;
+        for i in 0..self.rows {
+            seq.serialize_element(&Row(&self.columns, i))?;
+        }
+        seq.end()
+    }
+}
+
+/// Reads a split array's rows into one `Vec` per element.
+struct SplitSeed<T, const N: usize>(PhantomData<fn() -> T>);
+
+impl<'de, T: DeserializeOwned, const N: usize> DeserializeSeed<'de> for SplitSeed<T, N> {
+    type Value = ([Vec<T>; N], usize);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: DeserializeOwned, const N: usize> Visitor<'de> for SplitSeed<T, N> {
+    type Value = ([Vec<T>; N], usize);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of arrays of {N}")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut columns: [Vec<T>; N] = core::array::from_fn(|_| Vec::new());
+        let mut rows = 0usize;
+        while seq
+            .next_element_seed(RowSeed::<T, N>(&mut columns))?
+            .is_some()
+        {
+            rows += 1;
+        }
+        Ok((columns, rows))
+    }
+}
+
+/// One row of a split array, each element pushed on its column.
+struct RowSeed<'c, T, const N: usize>(&'c mut [Vec<T>; N]);
+
+impl<'de, T: DeserializeOwned, const N: usize> DeserializeSeed<'de> for RowSeed<'_, T, N> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_tuple(N, self)
+    }
+}
+
+impl<'de, T: DeserializeOwned, const N: usize> Visitor<'de> for RowSeed<'_, T, N> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an array of {N}")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        for k in 0..N {
+            let value = seq
+                .next_element::<T>()?
+                .ok_or_else(|| de::Error::invalid_length(k, &self))?;
+            self.0[k].push(value);
+        }
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(N + 1, &self));
+        }
+        Ok(())
+    }
+}
+
+/// A plain value is saved whole, as the one column `value`.
+// Errors about a derived struct that did not opt in keep the trait's own
+// message (naming `#[soa(serde)]`), not this impl's bound.
+#[diagnostic::do_not_recommend]
+impl<T: PlainValue> SavedRecord for T {
+    const FIELDS: &'static [&'static str] = &["value"];
 }
 
 /// The names the saved form gives the storage and its columns (serde's
@@ -374,12 +744,7 @@ where
         serializer: S,
         names: SavedNames,
     ) -> Result<S::Ok, S::Error> {
-        let fields = T::FIELDS;
-        let columns = SavedColumns::<T> {
-            slices: self.rows.column_slices(),
-            fields,
-            name: names.columns,
-        };
+        let columns = SavedColumns::<T>::of(self.rows.column_store(), T::FIELDS, names.columns);
         let mut state = serializer.serialize_struct(names.storage, 2)?;
         state.serialize_field("table", self.table())?;
         state.serialize_field("columns", &columns)?;
@@ -472,21 +837,56 @@ where
 }
 
 /// The columns as a struct of one sequence per field.
-pub(crate) struct SavedColumns<'a, T: Record + 'a> {
-    pub(crate) slices: <T::Tree as ColumnTree>::Slices<'a>,
-    pub(crate) fields: &'static [&'static str],
-    pub(crate) name: &'static str,
+///
+/// Invariant: rows `0..len` at `ptrs` are initialised and not mutably
+/// borrowed for `'a`.
+pub(crate) struct SavedColumns<'a, T: Record> {
+    ptrs: <T::Tree as ColumnTree>::Ptrs,
+    len: usize,
+    fields: &'static [&'static str],
+    name: &'static str,
+    _borrow: PhantomData<&'a ColumnBuffer<T::Tree>>,
 }
 
-impl<'a, T: Record + 'a> Serialize for SavedColumns<'a, T>
+impl<'a, T: Record> SavedColumns<'a, T> {
+    /// The columns of `buffer`.
+    pub(crate) fn of(
+        buffer: &'a ColumnBuffer<T::Tree>,
+        fields: &'static [&'static str],
+        name: &'static str,
+    ) -> Self {
+        let (ptrs, len) = buffer.raw_parts();
+        SavedColumns {
+            ptrs,
+            len,
+            fields,
+            name,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T: Record> Serialize for SavedColumns<'_, T>
 where
     T::Tree: SerdeColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct(self.name, self.fields.len())?;
-        <T::Tree as SerdeColumns>::save(&self.slices, &mut self.fields.iter(), &mut state)?;
+        let names = &mut self.fields.iter();
+        // SAFETY: the rows are initialised and shared for `'a` (invariant).
+        unsafe { <T::Tree as SerdeColumns>::save(self.ptrs, self.len, names, &mut state)? };
         state.end()
     }
+}
+
+/// The next field name for a saved field, or an error if a `SavedRecord`
+/// impl's `FIELDS` are too few.
+fn next_name<E: ser::Error>(
+    names: &mut core::slice::Iter<'_, &'static str>,
+) -> Result<&'static str, E> {
+    names.next().copied().ok_or_else(|| {
+        E::custom("fewer field names than saved fields (a SavedRecord impl's FIELDS)")
+    })
 }
 
 struct StorageVisitor<T, I> {

@@ -89,3 +89,46 @@ pub fn exercise() -> Option<usize> {
     let saved = DataComponent::from_bytes(bodies.get(ids[0])?.sheet.as_bytes()).ok()?;
     Some(step(&mut bodies, 0.5) + usize::from(table.contains(id)) + saved.len())
 }
+
+/// A 2-float vector, only nested (no allocator, no id type).
+#[derive(SoaAllocator, Debug, Clone, Copy, PartialEq)]
+#[soa(parts_only)]
+#[cfg_attr(feature = "serde", soa(serde))]
+pub struct V2 {
+    /// Across.
+    pub x: f32,
+    /// Up.
+    pub y: f32,
+}
+
+/// Shaped columns in a `no_std` crate: nested, split and aligned.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+#[soa(align = 64)]
+#[cfg_attr(feature = "serde", soa(serde))]
+pub struct Boid {
+    /// Position: columns `pos.x`, `pos.y`.
+    #[soa(nested)]
+    pub pos: V2,
+    /// Velocity: columns `vel[0]`, `vel[1]`.
+    #[soa(split)]
+    pub vel: [f32; 2],
+}
+
+/// Moves the boids in ranges of 64 rows; counts each boid's steps in a
+/// `SoaMap` of plain values.
+pub fn flock(boids: &mut BoidAllocator, steps: &mut SoaMap<BoidId, u32>, dt: f32) {
+    for chunk in boids.columns_mut().chunks_mut(64) {
+        let [vx, vy] = chunk.vel;
+        for (p, v) in chunk.pos.x.iter_mut().zip(vx.iter()) {
+            *p += v * dt;
+        }
+        for (p, v) in chunk.pos.y.iter_mut().zip(vy.iter()) {
+            *p += v * dt;
+        }
+    }
+    for &id in boids.ids() {
+        if let Some(entry) = steps.entry(id) {
+            *entry.or_insert(0) += 1;
+        }
+    }
+}

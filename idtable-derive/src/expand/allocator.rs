@@ -3,7 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Ctx;
+use super::{Ctx, ViewKind};
+use crate::attr::Role;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -18,7 +19,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         &names.columns_mut,
     );
     let record_ty = &ctx.record_ty;
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let lt_generics = ctx.generics_with_lifetime();
     let (lt_impl_generics, _, _) = lt_generics.split_for_impl();
@@ -54,9 +55,19 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let debug = quote!(::core::fmt::Debug);
     let clone = quote!(::core::clone::Clone);
     let mut debug_bounds = ctx.record_bound(debug.clone());
-    debug_bounds.extend(ctx.pub_fields_bound(debug));
+    debug_bounds.extend(ctx.fields_bound_by_shape(
+        true,
+        &debug,
+        Some(&quote!(#krate::storage::DebugRow)),
+        ViewKind::Ref,
+    ));
     let mut clone_bounds = ctx.record_bound(clone.clone());
-    clone_bounds.extend(ctx.fields_bound(clone));
+    clone_bounds.extend(ctx.fields_bound_by_shape(
+        false,
+        &clone,
+        Some(&quote!(#krate::CloneRow)),
+        ViewKind::Ref,
+    ));
     let where_debug = ctx.where_with(&debug_bounds);
     let where_clone = ctx.where_with(&clone_bounds);
     // Equal when the storages are, which asks `Foo: PartialEq` (or `Eq`) as
@@ -67,8 +78,10 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         where_eq(quote!(::core::cmp::Eq)),
     );
 
+    let user_attrs = ctx.user_attrs(Role::Allocator);
     quote! {
         #[doc = #doc]
+        #user_attrs
         #vis struct #allocator #impl_generics #where_clause {
             storage: #storage,
         }
@@ -82,6 +95,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// An empty allocator with room for `capacity` objects.
+            #[inline]
             pub fn with_capacity(capacity: usize) -> Self {
                 let mut allocator = Self::new();
                 allocator.reserve(capacity);
@@ -101,21 +115,25 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Objects that fit before the columns reallocate.
+            #[inline]
             pub fn capacity(&self) -> usize {
                 self.storage.capacity()
             }
 
             /// Reserves room for at least `additional` more objects.
+            #[inline]
             pub fn reserve(&mut self, additional: usize) {
                 self.storage.reserve(additional)
             }
 
             /// Frees the columns' unused capacity.
+            #[inline]
             pub fn shrink_to_fit(&mut self) {
                 self.storage.shrink_to_fit()
             }
 
             /// Removes every object. No id issued before becomes live again.
+            #[inline]
             pub fn clear(&mut self) {
                 self.storage.clear()
             }
@@ -140,6 +158,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             ///
             /// If `make` panics, nothing is inserted.
             #[track_caller]
+            #[inline]
             pub fn insert_with_id(&mut self, make: impl ::core::ops::FnOnce(#id) -> #record_ty) -> #id {
                 self.storage.insert_with_id(make)
             }
@@ -148,6 +167,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// An id for a row to insert later, from `&self` (lock-free).
             #[cfg(target_has_atomic = "ptr")]
             #[track_caller]
+            #[inline]
             pub fn reserve_id(&self) -> #id {
                 self.storage.reserve_id()
             }
@@ -155,11 +175,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// `n` ids reserved at once, as `reserve_id` would.
             #[cfg(target_has_atomic = "ptr")]
             #[track_caller]
+            #[inline]
             pub fn reserve_ids(&self, n: usize) -> #krate::table::ReservedIds<'_, #id> {
                 self.storage.reserve_ids(n)
             }
 
             /// Reservations waiting for their rows.
+            #[inline]
             pub fn reserved_len(&self) -> usize {
                 self.storage.reserved_len()
             }
@@ -171,6 +193,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Gives back a reservation never to be filled; `false` if none.
+            #[inline]
             pub fn release_reserved(&mut self, id: #id) -> bool {
                 self.storage.release_reserved(id)
             }
@@ -182,6 +205,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Removes the live ids' objects in one pass, keeping order.
+            #[inline]
             pub fn remove_many(
                 &mut self,
                 ids: impl ::core::iter::IntoIterator<Item = #id>,
@@ -208,6 +232,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// `N` objects mutably; `None` if an id is stale or repeated.
+            #[inline]
             pub fn get_disjoint_mut<const #count_param: usize>(
                 &mut self,
                 ids: [#id; #count_param],
@@ -234,6 +259,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// The ids and every column mutably (row `i` is `ids[i]`'s).
+            #[inline]
             pub fn ids_and_columns_mut(&mut self) -> (&[#id], #cols_mut_anon) {
                 self.storage.ids_and_columns_mut()
             }
@@ -245,26 +271,31 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// `(id, references)` for every object, in dense order.
+            #[inline]
             pub fn iter(&self) -> #iters::Iter<'_, #record_ty, #id> {
                 self.storage.iter()
             }
 
             /// `(id, mutable references)` for every object, in dense order.
+            #[inline]
             pub fn iter_mut(&mut self) -> #iters::IterMut<'_, #record_ty, #id> {
                 self.storage.iter_mut()
             }
 
             /// Removes every object, yielding `(id, value)`, last row first.
+            #[inline]
             pub fn drain(&mut self) -> #iters::Drain<'_, #record_ty, #id> {
                 self.storage.drain()
             }
 
             /// Keeps the objects `keep` accepts, in order, in one pass.
+            #[inline]
             pub fn retain(&mut self, mut keep: impl ::core::ops::FnMut(#id, #mut_anon) -> bool) {
                 self.storage.retain(|id, row| keep(id, row.into_inner()))
             }
 
             /// Removes and yields what `pred` accepts (order not kept).
+            #[inline]
             pub fn extract_if<#lt, #pred_param: ::core::ops::FnMut(#id, #mut_anon) -> bool + #lt>(
                 &#lt mut self,
                 mut pred: #pred_param,
@@ -273,6 +304,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Sorts the rows by `compare` (stable); ids stay valid.
+            #[inline]
             pub fn sort_by(
                 &mut self,
                 mut compare: impl ::core::ops::FnMut(#ref_anon, #ref_anon) -> ::core::cmp::Ordering,
@@ -281,6 +313,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// Sorts the rows by `key` (stable); every id stays valid.
+            #[inline]
             pub fn sort_by_key<#key_param: ::core::cmp::Ord>(
                 &mut self,
                 mut key: impl ::core::ops::FnMut(#ref_anon) -> #key_param,
@@ -289,11 +322,13 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
 
             /// The id table behind the allocator (slots, free queue).
+            #[inline]
             pub fn id_table(&self) -> &#krate::IdTable<#id> {
                 self.storage.table()
             }
 
             /// Panics if the table's invariants or one row per live id fail.
+            #[inline]
             pub fn check_invariants(&self) {
                 self.storage.check_invariants()
             }
@@ -301,6 +336,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::default::Default for #allocator #ty_generics #where_clause {
+            #[inline]
             fn default() -> Self {
                 Self::new()
             }
@@ -311,9 +347,11 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             type Index = #krate::IdTable<#id>;
             type Record = #record_ty;
             // Called once per join (the sources keep what they need).
+            #[inline]
             fn rows(&self) -> &#krate::rows::Rows<Self::Index, Self::Record> {
                 #krate::join::Container::rows(&self.storage)
             }
+            #[inline]
             fn rows_mut(
                 &mut self,
                 token: #krate::join::RowsToken<Self>,
@@ -324,6 +362,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #allocator #ty_generics #where_debug {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 ::core::fmt::Debug::fmt(&self.storage, f)
             }
@@ -331,6 +370,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #allocator #ty_generics #where_clone {
+            #[inline]
             fn clone(&self) -> Self {
                 Self { storage: ::core::clone::Clone::clone(&self.storage) }
             }
@@ -338,6 +378,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::cmp::PartialEq for #allocator #ty_generics #where_partial_eq {
+            #[inline]
             fn eq(&self, other: &Self) -> bool {
                 self.storage == other.storage
             }
@@ -348,6 +389,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::Extend<#record_ty> for #allocator #ty_generics #where_clause {
+            #[inline]
             fn extend<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(&mut self, iter: __SoaIter) {
                 ::core::iter::Extend::extend(&mut self.storage, iter)
             }
@@ -355,6 +397,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::iter::FromIterator<#record_ty> for #allocator #ty_generics #where_clause {
+            #[inline]
             fn from_iter<__SoaIter: ::core::iter::IntoIterator<Item = #record_ty>>(iter: __SoaIter) -> Self {
                 let mut allocator = Self::new();
                 ::core::iter::Extend::extend(&mut allocator.storage, iter);
@@ -366,6 +409,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #impl_generics ::core::iter::IntoIterator for #allocator #ty_generics #where_clause {
             type Item = (#id, #record_ty);
             type IntoIter = #iters::IntoIter<#record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 ::core::iter::IntoIterator::into_iter(self.storage)
             }
@@ -375,6 +419,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt #allocator #ty_generics #where_clause {
             type Item = (#id, #ref_lt);
             type IntoIter = #iters::Iter<#lt, #record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter()
             }
@@ -384,6 +429,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt mut #allocator #ty_generics #where_clause {
             type Item = (#id, #mut_lt);
             type IntoIter = #iters::IterMut<#lt, #record_ty, #id>;
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter_mut()
             }

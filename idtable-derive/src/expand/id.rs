@@ -5,6 +5,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::Ctx;
+use crate::attr::Role;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -38,16 +39,23 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     // id of `Track<u8>` is not the id of `Track<String>`; the marker asks
     // nothing of them (every impl below is written out, with no bounds
     // beyond the struct's own), and `fn() -> _` keeps the id `Send + Sync`.
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let id_ty = &ctx.id_ty;
     let record_ty = &ctx.record_ty;
     let marker = quote!(::core::marker::PhantomData<fn() -> #record_ty>);
     let cmp = quote!(::core::cmp);
+    let user_attrs = ctx.user_attrs(Role::Id);
     quote! {
         #[doc = #doc]
+        #user_attrs
         #[repr(transparent)]
         #vis struct #id #generics (#layout, #marker) #where_clause;
+
+        /// An id is stored whole, as a component of other tables
+        /// (`SoaMap<K, FooId>`).
+        #[automatically_derived]
+        impl #impl_generics #krate::PlainValue for #id_ty #where_clause {}
 
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #id_ty #where_clause {
@@ -128,6 +136,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #id_ty #where_clause {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 #krate::id::fmt_id(*self, #name, f)
             }

@@ -12,10 +12,62 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Generics, Lifetime, LifetimeParam, Type};
 
-use crate::ast::Input;
-use crate::attr::Exhaustion;
+use crate::ast::{Field, Input, NotModeled, Shape};
+use crate::attr::{Exhaustion, Role};
 use crate::names::Names;
 use crate::valid;
+
+/// The four view families of a record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    /// `FooRef`: a shared reference per field.
+    Ref,
+    /// `FooMut`: a mutable reference per field.
+    Mut,
+    /// `FooColumns`: a shared slice per field.
+    Columns,
+    /// `FooColumnsMut`: a mutable slice per field.
+    ColumnsMut,
+}
+
+impl ViewKind {
+    /// The name of the matching associated type of `Record`.
+    pub fn assoc(self) -> Ident {
+        let name = match self {
+            ViewKind::Ref => "Ref",
+            ViewKind::Mut => "Mut",
+            ViewKind::Columns => "Columns",
+            ViewKind::ColumnsMut => "ColumnsMut",
+        };
+        Ident::new(name, Span::call_site())
+    }
+
+    /// The role a `soa_attr` names this view by.
+    pub fn role(self) -> Role {
+        match self {
+            ViewKind::Ref => Role::Ref,
+            ViewKind::Mut => Role::Mut,
+            ViewKind::Columns => Role::Columns,
+            ViewKind::ColumnsMut => Role::ColumnsMut,
+        }
+    }
+
+    /// How the view wraps an element type `T`: `&'a T`, `&'a mut T`,
+    /// `&'a [T]` or `&'a mut [T]`.
+    pub fn wrap(self, lt: &Lifetime, ty: &TokenStream) -> TokenStream {
+        match self {
+            ViewKind::Ref => quote!(&#lt #ty),
+            ViewKind::Mut => quote!(&#lt mut #ty),
+            ViewKind::Columns => quote!(&#lt [#ty]),
+            ViewKind::ColumnsMut => quote!(&#lt mut [#ty]),
+        }
+    }
+}
+
+/// The name of the hidden column of `()` a record has when none of its
+/// fields can tell the number of rows (no fields, or only split arrays):
+/// its column views carry it so that `len()` is known.
+pub const ROWS_FIELD: &str = "__soa_rows";
 
 /// What every expansion stage needs.
 pub struct Ctx<'a> {
@@ -67,18 +119,6 @@ impl Ctx<'_> {
     /// so an unmet one points there. See [`bound`](Self::bound) for its form.
     pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
         self.types_bound(self.distinct_field_types(), bound)
-    }
-
-    /// [`fields_bound`](Self::fields_bound) for the `pub` fields only: the
-    /// ones a `Debug` of a view shows.
-    pub fn pub_fields_bound(&self, bound: TokenStream) -> TokenStream {
-        let tys = self
-            .input
-            .fields
-            .iter()
-            .filter(|f| f.is_pub())
-            .map(|f| f.ty);
-        self.types_bound(distinct(tys), bound)
     }
 
     fn types_bound(&self, tys: Vec<&Type>, bound: TokenStream) -> TokenStream {
@@ -242,6 +282,163 @@ impl Ctx<'_> {
         self.input.fields.iter().map(|f| f.ty).collect()
     }
 
+    /// Whether the record has the hidden column of `()` ([`ROWS_FIELD`]):
+    /// when no field's columns tell the number of rows (a split array may
+    /// have no element, unless its length is a literal above 0).
+    pub fn rows_column(&self) -> bool {
+        !self.input.fields.iter().any(|f| match f.shape {
+            Shape::Plain | Shape::Nested => true,
+            Shape::Split { len, .. } => literal_len(len).is_some_and(|n| n > 0),
+        })
+    }
+
+    /// The column tree of one field: `Col<T>`, `Split<Col<E>, N>` or
+    /// `Nested<T>`, in `Aligned<_, A>` for `#[soa(align = A)]`. Spanned on
+    /// the field's type, so that a type that cannot be stored is reported
+    /// there.
+    pub fn field_tree(&self, field: &Field) -> TokenStream {
+        let krate = &self.krate;
+        let ty = field.ty;
+        let span = ty.span();
+        let tree = match field.shape {
+            Shape::Plain => quote_spanned!(span=> #krate::columns::Col<#ty>),
+            Shape::Split { elem, len } => {
+                // A literal or a name is a const argument as it is; any
+                // other expression needs braces.
+                let len = match len {
+                    syn::Expr::Lit(_) | syn::Expr::Path(_) => quote!(#len),
+                    _ => quote!({ #len }),
+                };
+                quote_spanned!(span=> #krate::columns::Split<#krate::columns::Col<#elem>, #len>)
+            }
+            Shape::Nested => quote_spanned!(span=> #krate::Nested<#ty>),
+        };
+        match field.align() {
+            Some(a) => {
+                let a = proc_macro2::Literal::usize_unsuffixed(a as usize);
+                quote_spanned!(span=> #krate::columns::Aligned<#tree, #a>)
+            }
+            None => tree,
+        }
+    }
+
+    /// The record's whole column tree: the fields' trees (and the hidden
+    /// rows column) as balanced pairs, in `Aligned` for a struct's
+    /// `#[soa(align = A)]`.
+    pub fn tree(&self) -> TokenStream {
+        let krate = &self.krate;
+        let mut leaves: Vec<TokenStream> = self
+            .input
+            .fields
+            .iter()
+            .map(|f| self.field_tree(f))
+            .collect();
+        if self.rows_column() {
+            leaves.push(quote!(#krate::columns::RowCount));
+        }
+        let tree = Self::tree_of(&leaves, &|leaf| leaf.clone());
+        match self.input.attrs.align {
+            Some((a, _)) => {
+                let a = proc_macro2::Literal::usize_unsuffixed(a as usize);
+                quote!(#krate::columns::Aligned<#tree, #a>)
+            }
+            None => tree,
+        }
+    }
+
+    /// The type of `field` in the view `kind`, with lifetime `lt`:
+    /// `&'a T` (and its kin) for a plain field, `[&'a E; N]` for a split
+    /// one, the nested type's own view for a nested one.
+    pub fn view_field_ty(&self, field: &Field, kind: ViewKind, lt: &Lifetime) -> TokenStream {
+        let ty = field.ty;
+        match field.shape {
+            Shape::Plain => kind.wrap(lt, &quote!(#ty)),
+            Shape::Split { elem, len } => {
+                let one = kind.wrap(lt, &quote!(#elem));
+                quote!([#one; #len])
+            }
+            Shape::Nested => {
+                let krate = &self.krate;
+                let assoc = kind.assoc();
+                quote_spanned!(ty.span()=> <#ty as #krate::Record>::#assoc<#lt>)
+            }
+        }
+    }
+
+    /// `field` asked to implement `bound` in the way its shape needs: the
+    /// type for a plain field, the element for a split one; for a nested
+    /// field, `nested` (a bound on the whole type, e.g. `CloneRow`), or the
+    /// bound on its view of `kind` when `nested` is `None`.
+    pub fn field_bound(
+        &self,
+        field: &Field,
+        bound: &TokenStream,
+        nested: Option<&TokenStream>,
+        kind: ViewKind,
+    ) -> TokenStream {
+        let span = field.ty.span();
+        match field.shape {
+            Shape::Plain => {
+                let ty = field.ty;
+                self.bound(quote_spanned!(span=> #ty), respan(bound.clone(), span))
+            }
+            Shape::Split { elem, .. } => {
+                self.bound(quote_spanned!(span=> #elem), respan(bound.clone(), span))
+            }
+            Shape::Nested => match nested {
+                Some(whole) => {
+                    let ty = field.ty;
+                    self.bound(quote_spanned!(span=> #ty), respan(whole.clone(), span))
+                }
+                None => {
+                    // The view names the impl's lifetime, so the predicate
+                    // is never a global one (see `bound`): written plainly.
+                    let view = self.view_field_ty(field, kind, &self.names.lifetime);
+                    quote_spanned!(span=> #view: #bound,)
+                }
+            },
+        }
+    }
+
+    /// [`field_bound`](Self::field_bound) for every field (or every `pub`
+    /// field), each predicate once.
+    pub fn fields_bound_by_shape(
+        &self,
+        pub_only: bool,
+        bound: &TokenStream,
+        nested: Option<&TokenStream>,
+        kind: ViewKind,
+    ) -> TokenStream {
+        let mut seen = Vec::new();
+        let mut out = TokenStream::new();
+        for field in &self.input.fields {
+            if pub_only && !field.is_pub() {
+                continue;
+            }
+            let pred = self.field_bound(field, bound, nested, kind);
+            let key = pred.to_string();
+            if !seen.contains(&key) {
+                seen.push(key);
+                out.extend(pred);
+            }
+        }
+        out
+    }
+
+    /// Whether `ty` names a type or const parameter of the struct (so it
+    /// cannot be evaluated outside the struct's impls).
+    pub fn names_generic(&self, ty: &TokenStream) -> bool {
+        let mut scan = Scan::default();
+        let _ = self.erase_lifetimes(ty.clone(), &mut scan);
+        scan.names_param || !scan.erased.is_empty()
+    }
+
+    /// The user's `#[soa_attr(role, ..)]` attributes, as attributes.
+    pub fn user_attrs(&self, role: Role) -> TokenStream {
+        let attrs = self.input.attrs.attrs_for(role);
+        quote!(#(#[#attrs])*)
+    }
+
     /// The layout as the user wrote it, for docs.
     pub fn layout_name(&self) -> String {
         match &self.input.attrs.id {
@@ -250,9 +447,28 @@ impl Ctx<'_> {
         }
     }
 
+    /// The facade's path as written, without the leading `::`, for docs.
+    pub fn krate_name(&self) -> String {
+        let krate = &self.krate;
+        let name = quote!(#krate).to_string().replace(' ', "");
+        name.trim_start_matches("::").to_string()
+    }
+
     /// A doc link to the struct.
     pub fn record_link(&self) -> String {
         format!("[`{}`]", self.input.ident)
+    }
+}
+
+/// The length of a split array when it is written as a literal.
+pub fn literal_len(len: &syn::Expr) -> Option<u64> {
+    match len {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse().ok(),
+        syn::Expr::Group(group) => literal_len(&group.expr),
+        _ => None,
     }
 }
 
@@ -260,18 +476,27 @@ impl Ctx<'_> {
 /// (all of them) plus enough items to keep follow-on errors away.
 pub fn derive(original: &DeriveInput) -> TokenStream {
     let mut errors = Vec::new();
-    let Ok(input) = Input::from_syn(original, &mut errors) else {
-        return to_compile_errors(errors);
+    let mut input = match Input::from_syn(original, &mut errors) {
+        Ok(input) => input,
+        Err(NotModeled::Shape) => {
+            let stub = stub(original, &errors);
+            let errors = to_compile_errors(errors);
+            return quote!(#errors #stub);
+        }
     };
+    let krate = match &input.attrs.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::idtable),
+    };
+    valid::resolve_shapes(&mut input, &mut errors);
+    valid::check_parts_only(&mut input, &mut errors);
+    valid::gate_nested(&mut input, &krate);
+    let input = input;
     let names = Names::new(&input);
     if valid::find_name_clashes(&input, &names, &mut errors) {
         // Emitting items whose names clash would only add errors.
         return to_compile_errors(errors);
     }
-    let krate = match &input.attrs.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::idtable),
-    };
     let layout = match &input.attrs.id {
         Some(ty) => quote!(#ty),
         None => quote!(#krate::Id32_32),
@@ -289,11 +514,13 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
             quote!(#id #ty_generics)
         },
     };
-    let id = id::expand(&ctx);
     let record = record::expand(&ctx);
-    let allocator = allocator::expand(&ctx);
-    let par = par::expand(&ctx);
     let serde = serde::expand(&ctx);
+    let (id, allocator, par) = if input.parts_only() {
+        Default::default()
+    } else {
+        (id::expand(&ctx), allocator::expand(&ctx), par::expand(&ctx))
+    };
     let errors = to_compile_errors(errors);
     quote! {
         #errors
@@ -344,6 +571,24 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             tree
         })
         .collect()
+}
+
+/// What an enum, a union or a tuple struct gets after its error: it is
+/// made a plain value, so the user's containers of it (a `SoaMap<K, Foo>`)
+/// add no error of their own.
+fn stub(original: &DeriveInput, errors: &[syn::Error]) -> TokenStream {
+    let mut ignored = Vec::new();
+    let krate = match crate::attr::Attrs::parse(&original.attrs, &mut ignored).krate {
+        Some(path) => quote!(#path),
+        None => quote!(::idtable),
+    };
+    debug_assert!(!errors.is_empty());
+    let ident = &original.ident;
+    let (impl_generics, ty_generics, where_clause) = original.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::PlainValue for #ident #ty_generics #where_clause {}
+    }
 }
 
 fn to_compile_errors(errors: Vec<syn::Error>) -> TokenStream {

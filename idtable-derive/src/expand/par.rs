@@ -26,8 +26,21 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let par = quote!(#krate::par);
     let into_par = quote!(#krate::__private::rayon::iter::IntoParallelIterator);
 
-    let sync_bounds = ctx.fields_bound(quote!(::core::marker::Sync));
-    let send_bounds = ctx.fields_bound(quote!(::core::marker::Send));
+    let mut sync_bounds = ctx.fields_bound(quote!(::core::marker::Sync));
+    let mut send_bounds = ctx.fields_bound(quote!(::core::marker::Send));
+    // A nested field's view holds references to its own fields, which its
+    // type's `Sync` or `Send` does not tell: the views are bounded too.
+    if ctx
+        .input
+        .fields
+        .iter()
+        .any(|f| matches!(f.shape, crate::ast::Shape::Nested))
+    {
+        let x = quote!('__soa_x);
+        let (refs, muts) = (ctx.view_ty(&names.refs, &x), ctx.view_ty(&names.muts, &x));
+        sync_bounds.extend(quote!(for<'__soa_x> #refs: ::core::marker::Send,));
+        send_bounds.extend(quote!(for<'__soa_x> #muts: ::core::marker::Send,));
+    }
     let (where_sync, where_send) = (ctx.where_with(&sync_bounds), ctx.where_with(&send_bounds));
     let ref_lt = ctx.view_ty(&names.refs, &lt_tokens);
     let mut_lt = ctx.view_ty(&names.muts, &lt_tokens);

@@ -20,7 +20,8 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{GenericParam, Generics, Lifetime, LifetimeParam};
 
-use super::Ctx;
+use super::{Ctx, ViewKind};
+use crate::ast::Shape;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -29,12 +30,11 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let (id, allocator, columns) = (&ctx.id_ty, &names.allocator, &names.columns);
     let layout = &ctx.layout;
     let record_ty = &ctx.record_ty;
-    let generics = ctx.input.generics;
+    let generics = &ctx.input.generics;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
-    let tys = ctx.field_types();
 
     // The allocator's impls hold when the struct opted in and every column
     // can be saved (the runtime's `SaveStorage`, which they call). On a
@@ -53,7 +53,12 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         .params
         .insert(0, GenericParam::Lifetime(LifetimeParam::new(de_lt.clone())));
     let (de_impl_generics, _, _) = de_generics.split_for_impl();
-    let columns_where = ctx.where_with(&ctx.fields_bound(quote!(#serde::Serialize)));
+    let columns_where = ctx.where_with(&ctx.fields_bound_by_shape(
+        false,
+        &quote!(#serde::Serialize),
+        None,
+        ViewKind::Columns,
+    ));
 
     // The columns view borrows with the struct's lifetime in front.
     let lt_generics = ctx.generics_with_lifetime();
@@ -73,8 +78,24 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         &serde,
         &columns_name,
         keys.iter()
-            .zip(&idents)
-            .map(|(key, ident)| (key.clone(), quote!(self.#ident)))
+            .zip(&ctx.input.fields)
+            .map(|(key, field)| {
+                let ident = field.ident;
+                // The saved form of each field, as the allocator saves it:
+                // a split array's rows as arrays, a nested struct's columns
+                // as a struct.
+                let value = match field.shape {
+                    Shape::Plain => quote!(self.#ident),
+                    Shape::Split { .. } => quote! {
+                        &#krate::storage_serde::SplitRows::new(
+                            self.#ident,
+                            #krate::ranges::RowSlices::row_count(self),
+                        )
+                    },
+                    Shape::Nested => quote!(&self.#ident),
+                };
+                (key.clone(), value)
+            })
             .collect(),
     );
 
@@ -82,9 +103,16 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     // own span, so the error points at the field. (With generics, the
     // bounds above are checked where the allocator is used.)
     let field_check = if generics.params.is_empty() {
-        let checks = tys
-            .iter()
-            .map(|ty| quote_spanned!(ty.span()=> __soa_saveable::<#ty>();));
+        let checks = ctx.input.fields.iter().map(|f| {
+            let ty = f.ty;
+            match f.shape {
+                Shape::Plain => quote_spanned!(ty.span()=> __soa_saveable::<#ty>();),
+                Shape::Split { elem, .. } => {
+                    quote_spanned!(ty.span()=> __soa_saveable::<#elem>();)
+                }
+                Shape::Nested => quote_spanned!(ty.span()=> __soa_saved_record::<#ty>();),
+            }
+        });
         quote! {
             const _: () = {
                 fn __soa_saveable<T>()
@@ -92,6 +120,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                     T: #serde::Serialize + for<'de> #serde::Deserialize<'de>,
                 {
                 }
+                fn __soa_saved_record<T: #saved_record>() {}
                 fn __soa_fields() {
                     #(#checks)*
                 }
@@ -105,6 +134,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #krate::__soa_if_serde! {
             #[automatically_derived]
             impl #impl_generics #serde::Serialize for #id #where_clause {
+                #[inline]
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
@@ -115,6 +145,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #de_impl_generics #serde::Deserialize<#de_lt> for #id #where_clause {
+                #[inline]
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
@@ -125,6 +156,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #impl_generics #serde::Serialize for #allocator #ty_generics #saveable {
+                #[inline]
                 fn serialize<__S: #serde::Serializer>(
                     &self,
                     serializer: __S,
@@ -135,6 +167,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             #[automatically_derived]
             impl #de_impl_generics #serde::Deserialize<#de_lt> for #allocator #ty_generics #saveable {
+                #[inline]
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
@@ -143,6 +176,12 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 }
             }
         }
+    };
+    // A `parts_only` struct has no id and no allocator to save.
+    let always = if ctx.input.parts_only() {
+        TokenStream::new()
+    } else {
+        always
     };
     if !ctx.input.attrs.serde {
         return always;

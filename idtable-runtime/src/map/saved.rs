@@ -36,11 +36,11 @@ where
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let fields = T::FIELDS;
-        let columns = SavedColumns::<T> {
-            slices: self.rows.column_slices(),
+        let columns = SavedColumns::<T>::of(
+            self.rows.column_store(),
             fields,
-            name: SavedNames::STORAGE.columns,
-        };
+            SavedNames::STORAGE.columns,
+        );
         let mut state = serializer.serialize_struct(NAME, 2)?;
         state.serialize_field("keys", self.rows.keys())?;
         state.serialize_field("columns", &columns)?;
@@ -219,6 +219,12 @@ mod tests {
             _: RecordToken<Self>,
         ) -> &'a mut [u32] {
             s
+        }
+        fn shared_columns<'b, 'a: 'b>(c: &'b &'a mut [u32]) -> &'b [u32] {
+            c
+        }
+        fn reborrow_columns<'b, 'a: 'b>(c: &'b mut &'a mut [u32]) -> &'b mut [u32] {
+            c
         }
     }
 

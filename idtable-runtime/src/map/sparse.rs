@@ -82,6 +82,43 @@ impl<K: Id> Vacant<'_, K> {
     }
 }
 
+/// An older key's place, from [`SparseSet::place`]: the key it holds, to
+/// be overwritten by the newer key of the same slot index.
+pub(crate) struct Stale<'a, K> {
+    stored: &'a mut K,
+    key: K,
+    dense: usize,
+}
+
+impl<K: Id> Stale<'_, K> {
+    /// The dense position of the stale row.
+    #[inline(always)]
+    pub(crate) fn dense(&self) -> usize {
+        self.dense
+    }
+
+    /// Puts the newer key in place of the older one; returns the dense
+    /// position. Nothing in it can fail.
+    #[inline(always)]
+    pub(crate) fn fill(self) -> usize {
+        *self.stored = self.key;
+        self.dense
+    }
+}
+
+/// Where a key stands, found with one walk for an entry: what it needs to
+/// read its row, or to become a key of the set.
+pub(crate) enum Place<'a, K> {
+    /// This exact key, at this dense position; the set, for a removal.
+    Same(&'a mut SparseSet<K>, usize),
+    /// A vacant slot index, ready for the key (see [`Vacant`]).
+    Free(Vacant<'a, K>),
+    /// An older key of the same slot index (a stale entry).
+    Stale(Stale<'a, K>),
+    /// A newer key of the same slot index: this key is stale itself.
+    Newer,
+}
+
 /// The dense keys of a sparse set and the paged index that finds them: the
 /// index of a [`SoaMap`](crate::SoaMap)'s [`Rows`](crate::rows::Rows).
 ///
@@ -226,6 +263,38 @@ impl<K: Id> SparseSet<K> {
                     key,
                 })
             }
+        }
+    }
+
+    /// Where `key` stands: [`Place::Same`] with this set, [`Place::Stale`]
+    /// or [`Place::Newer`] after one walk to its entry; for a vacant slot
+    /// index, the walk of [`vacancy`](Self::vacancy) too.
+    ///
+    /// # Panics
+    ///
+    /// As [`vacancy`](Self::vacancy).
+    #[inline(always)]
+    pub(crate) fn place(&mut self, key: K) -> Place<'_, K> {
+        if let Some(entry) = self.index.raw(key.index()) {
+            let d = entry as usize;
+            // As in `find`: a vacant entry is past every key.
+            if let Some(&stored) = self.keys.get(d) {
+                if stored == key {
+                    return Place::Same(self, d);
+                }
+                return match classify(stored, key, d) {
+                    Slot::Stale(dense) => Place::Stale(Stale {
+                        stored: &mut self.keys[dense],
+                        key,
+                        dense,
+                    }),
+                    _ => Place::Newer,
+                };
+            }
+        }
+        match self.vacancy(key) {
+            Ok(vacant) => Place::Free(vacant),
+            Err(_) => unreachable!("a vacant slot index stays vacant"),
         }
     }
 

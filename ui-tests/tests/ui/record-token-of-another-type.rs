@@ -42,6 +42,12 @@ impl Record for Evil {
     ) -> &'a mut [usize] {
         r
     }
+    fn shared_columns<'b, 'a: 'b>(c: &'b &'a mut [usize]) -> &'b [usize] {
+        c
+    }
+    fn reborrow_columns<'b, 'a: 'b>(c: &'b mut &'a mut [usize]) -> &'b mut [usize] {
+        c
+    }
 }
 
 fn main() {}
