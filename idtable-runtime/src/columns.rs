@@ -61,6 +61,8 @@ use core::ptr::{self, NonNull};
 
 use crate::marks::Marks;
 
+#[cfg(feature = "serde")]
+pub(crate) mod serde;
 mod shaped;
 
 pub use shaped::{Aligned, RowCount, Split};
@@ -1611,22 +1613,23 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         (self.ptrs, self.len)
     }
 
-    /// The rows, shared, with the buffer's pointers and length copied out
-    /// (a join keeps them in registers while it writes to other rows).
+    /// A shared handle on the rows, with the buffer's pointers and length
+    /// copied out (a join keeps them in registers while it writes to other
+    /// rows).
     #[inline(always)]
-    pub(crate) fn rows_ref(&self) -> RowsRef<'_, C> {
-        RowsRef {
+    pub(crate) fn handle(&self) -> RowHandle<'_, C> {
+        RowHandle {
             ptrs: self.ptrs,
             len: self.len,
             _borrow: PhantomData,
         }
     }
 
-    /// The rows, to be handed out mutably one at a time from a shared
-    /// handle (a join's mutable source, read from several threads).
+    /// A handle that lends the rows mutably one at a time, from a shared
+    /// reference to it (a join's mutable source, read from several threads).
     #[inline(always)]
-    pub(crate) fn rows_mut(&mut self) -> RowsMut<'_, C> {
-        RowsMut {
+    pub(crate) fn handle_mut(&mut self) -> RowHandleMut<'_, C> {
+        RowHandleMut {
             ptrs: self.ptrs,
             len: self.len,
             _borrow: PhantomData,
@@ -1634,71 +1637,200 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     }
 }
 
-/// The rows of a [`ColumnBuffer`] borrowed for `'a`, shared.
-pub(crate) struct RowsRef<'a, C: ColumnTree> {
-    ptrs: C::Ptrs,
-    len: usize,
-    _borrow: PhantomData<&'a ColumnBuffer<C>>,
+/// The row handle and the row iterator of one kind of borrow of a
+/// [`ColumnBuffer`]: `[]` for shared (rows as [`ColumnTree::Refs`], through
+/// `refs`), `[mut]` for unique (rows as [`ColumnTree::Muts`], through
+/// `muts`), with the bounds under which each may cross threads.
+///
+/// Both hold the buffer's pointers and bounds and hand out row `i` only for
+/// an initialised row `i` of a buffer borrowed for `'a` in that way; the
+/// unique kind hands each row out at most once (the handle by its caller's
+/// promise, the iterator because `front..back` only shrinks), so the
+/// mutable borrows it gives are disjoint, as `slice::IterMut`'s are.
+macro_rules! borrow_kind {
+    (
+        [$($mutability:tt)?] $rows:ident, $get:ident;
+        $(#[$handle_doc:meta])* $handle:ident;
+        $(#[$iter_doc:meta])* $iter:ident;
+        Send if $send:ident, Sync if $sync:ident
+    ) => {
+        $(#[$handle_doc])*
+        pub(crate) struct $handle<'a, C: ColumnTree> {
+            ptrs: C::Ptrs,
+            len: usize,
+            _borrow: PhantomData<&'a $($mutability)? ColumnBuffer<C>>,
+        }
+
+        // SAFETY: it hands out the borrow it stands for, of distinct rows,
+        // from any thread that holds it: the bounds are those of that
+        // borrow of a slice split between threads.
+        unsafe impl<C: ColumnTree> Send for $handle<'_, C> where C::Values: $send {}
+        // SAFETY: as above.
+        unsafe impl<C: ColumnTree> Sync for $handle<'_, C> where C::Values: $send {}
+
+        impl<'a, C: ColumnTree> $handle<'a, C> {
+            /// Row `index`.
+            ///
+            /// # Safety
+            ///
+            /// `index < len` of the buffer; for the unique kind, no other
+            /// reference to row `index` handed out by this handle lives
+            /// while the returned one does.
+            #[inline(always)]
+            pub(crate) unsafe fn row(&self, index: usize) -> C::$rows<'a> {
+                debug_assert!(index < self.len);
+                // SAFETY: the row is initialised (`index < len`, the
+                // caller's promise) and the buffer is borrowed for `'a` in
+                // this kind; a unique row is handed out once (the caller's
+                // promise), so the references do not alias.
+                unsafe { C::$get(self.ptrs, index) }
+            }
+        }
+
+        $(#[$iter_doc])*
+        pub struct $iter<'a, C: ColumnTree> {
+            ptrs: C::Ptrs,
+            front: usize,
+            back: usize,
+            _borrow: PhantomData<&'a $($mutability)? ColumnBuffer<C>>,
+        }
+
+        // SAFETY: it hands out the borrow it stands for, of distinct rows,
+        // like `slice::Iter` / `slice::IterMut`.
+        unsafe impl<C: ColumnTree> Send for $iter<'_, C> where C::Values: $send {}
+        // SAFETY: `&Self` gives no access to the rows but shared ones of
+        // the shared kind.
+        unsafe impl<C: ColumnTree> Sync for $iter<'_, C> where C::Values: $sync {}
+
+        impl<'a, C: ColumnTree + 'a> Iterator for $iter<'a, C> {
+            type Item = C::$rows<'a>;
+
+            #[inline(always)]
+            fn next(&mut self) -> Option<C::$rows<'a>> {
+                if self.front < self.back {
+                    let i = self.front;
+                    self.front += 1;
+                    // SAFETY: `i < back <= len` of the buffer borrowed for
+                    // 'a; `front` passed `i`, so row `i` is not handed out
+                    // again.
+                    Some(unsafe { C::$get(self.ptrs, i) })
+                } else {
+                    None
+                }
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                let n = self.back - self.front;
+                (n, Some(n))
+            }
+        }
+
+        impl<'a, C: ColumnTree + 'a> DoubleEndedIterator for $iter<'a, C> {
+            #[inline]
+            fn next_back(&mut self) -> Option<C::$rows<'a>> {
+                if self.front < self.back {
+                    self.back -= 1;
+                    // SAFETY: as in `next`; `front..back` shrinks from
+                    // either end.
+                    Some(unsafe { C::$get(self.ptrs, self.back) })
+                } else {
+                    None
+                }
+            }
+        }
+
+        impl<'a, C: ColumnTree + 'a> ExactSizeIterator for $iter<'a, C> {}
+        impl<'a, C: ColumnTree + 'a> core::iter::FusedIterator for $iter<'a, C> {}
+
+        #[cfg(feature = "rayon")]
+        impl<C: ColumnTree> $iter<'_, C> {
+            /// Splits the rows not yet yielded at `mid` into two iterators
+            /// over disjoint rows: the first `mid` and the rest, like
+            /// `slice::split_at`.
+            ///
+            /// # Panics
+            ///
+            /// If `mid` is more than the rows left.
+            pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+                let at = split_point(self.front, self.back, mid);
+                // Each row of `front..back` goes to exactly one half, so
+                // the rows the halves hand out stay disjoint.
+                let left = $iter {
+                    ptrs: self.ptrs,
+                    front: self.front,
+                    back: at,
+                    _borrow: PhantomData,
+                };
+                (left, $iter { front: at, ..self })
+            }
+        }
+    };
 }
 
-impl<C: ColumnTree> Clone for RowsRef<'_, C> {
+borrow_kind! {
+    [] Refs, refs;
+    /// The rows of a [`ColumnBuffer`] borrowed shared for `'a`, any of
+    /// them on request.
+    RowHandle;
+    /// Iterator over the rows of a [`ColumnBuffer`], as
+    /// [`ColumnTree::Refs`].
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
+    /// for row in [(1, 'a'), (2, 'b'), (3, 'c')] {
+    ///     buf.push(row);
+    /// }
+    /// let mut rows = buf.iter();
+    /// assert_eq!(rows.len(), 3);
+    /// assert_eq!(rows.next_back(), Some((&3, &'c')));
+    /// assert_eq!(rows.next(), Some((&1, &'a')));
+    /// assert_eq!(rows.len(), 1);
+    /// ```
+    Iter;
+    Send if Sync, Sync if Sync
+}
+
+borrow_kind! {
+    [mut] Muts, muts;
+    /// The rows of a [`ColumnBuffer`] borrowed mutably for `'a`, each
+    /// handed out by [`row`](RowHandleMut::row) under the caller's promise
+    /// that no row is handed out twice at once: what `slice::IterMut` does,
+    /// in any order.
+    RowHandleMut;
+    /// Iterator over the rows of a [`ColumnBuffer`], as
+    /// [`ColumnTree::Muts`].
+    ///
+    /// ```
+    /// use idtable::columns::{Col, ColumnBuffer};
+    ///
+    /// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
+    /// buf.push((1, 'a'));
+    /// buf.push((2, 'b'));
+    /// let mut rows = buf.iter_mut();
+    /// let (n, c) = rows.next_back().unwrap();
+    /// *n += 40;
+    /// *c = 'z';
+    /// assert_eq!(rows.len(), 1);
+    /// assert_eq!(buf.get(1), Some((&42, &'z')));
+    /// ```
+    IterMut;
+    Send if Send, Sync if Sync
+}
+
+impl<C: ColumnTree> Clone for RowHandle<'_, C> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<C: ColumnTree> Copy for RowsRef<'_, C> {}
+impl<C: ColumnTree> Copy for RowHandle<'_, C> {}
 
-// SAFETY: it hands out `&Values`, like `&ColumnBuffer`.
-unsafe impl<C: ColumnTree> Send for RowsRef<'_, C> where C::Values: Sync {}
-// SAFETY: as above.
-unsafe impl<C: ColumnTree> Sync for RowsRef<'_, C> where C::Values: Sync {}
-
-impl<'a, C: ColumnTree> RowsRef<'a, C> {
-    /// References to row `index`.
-    ///
-    /// # Safety
-    ///
-    /// `index < len` of the buffer.
-    #[inline(always)]
-    pub(crate) unsafe fn row(&self, index: usize) -> C::Refs<'a> {
-        debug_assert!(index < self.len);
-        // SAFETY: the row is initialised (`index < len`, the caller's
-        // promise), and the buffer is borrowed shared for `'a`.
-        unsafe { C::refs(self.ptrs, index) }
-    }
-}
-
-/// The rows of a [`ColumnBuffer`] borrowed mutably for `'a`, each handed out
-/// by [`row`](RowsMut::row) under the caller's promise that no row is handed
-/// out twice at once: what `slice::IterMut` does, in any order.
-pub(crate) struct RowsMut<'a, C: ColumnTree> {
-    ptrs: C::Ptrs,
-    len: usize,
-    _borrow: PhantomData<&'a mut ColumnBuffer<C>>,
-}
-
-// SAFETY: it hands out `&mut Values` to distinct rows, from any thread that
-// holds it (shared or sent), like `&mut [T]` split between threads: the
-// values must be `Send`.
-unsafe impl<C: ColumnTree> Send for RowsMut<'_, C> where C::Values: Send {}
-// SAFETY: as above.
-unsafe impl<C: ColumnTree> Sync for RowsMut<'_, C> where C::Values: Send {}
-
-impl<'a, C: ColumnTree> RowsMut<'a, C> {
-    /// Mutable references to row `index`.
-    ///
-    /// # Safety
-    ///
-    /// `index < len` of the buffer, and no other reference to row `index`
-    /// handed out by this `RowsMut` lives while these do.
-    #[inline(always)]
-    pub(crate) unsafe fn row(&self, index: usize) -> C::Muts<'a> {
-        debug_assert!(index < self.len);
-        // SAFETY: the row is initialised (`index < len`, the caller's
-        // promise); the buffer is borrowed mutably for `'a`, and the caller
-        // hands each row out once, so the references are unique.
-        unsafe { C::muts(self.ptrs, index) }
+impl<C: ColumnTree> Clone for Iter<'_, C> {
+    fn clone(&self) -> Self {
+        Iter { ..*self }
     }
 }
 
@@ -1742,192 +1874,6 @@ impl<C: CloneColumns> Clone for ColumnBuffer<C> {
 #[track_caller]
 fn capacity_overflow() -> ! {
     panic!("capacity overflow")
-}
-
-/// Iterator over the rows of a [`ColumnBuffer`], as
-/// [`ColumnTree::Refs`].
-///
-/// ```
-/// use idtable::columns::{Col, ColumnBuffer};
-///
-/// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
-/// for row in [(1, 'a'), (2, 'b'), (3, 'c')] {
-///     buf.push(row);
-/// }
-/// let mut rows = buf.iter();
-/// assert_eq!(rows.len(), 3);
-/// assert_eq!(rows.next_back(), Some((&3, &'c')));
-/// assert_eq!(rows.next(), Some((&1, &'a')));
-/// assert_eq!(rows.len(), 1);
-/// ```
-pub struct Iter<'a, C: ColumnTree> {
-    ptrs: C::Ptrs,
-    front: usize,
-    back: usize,
-    _borrow: PhantomData<&'a ColumnBuffer<C>>,
-}
-
-// SAFETY: it hands out `&Values` only, like `slice::Iter`.
-unsafe impl<C: ColumnTree> Send for Iter<'_, C> where C::Values: Sync {}
-// SAFETY: as above.
-unsafe impl<C: ColumnTree> Sync for Iter<'_, C> where C::Values: Sync {}
-
-impl<C: ColumnTree> Clone for Iter<'_, C> {
-    fn clone(&self) -> Self {
-        Iter {
-            ptrs: self.ptrs,
-            front: self.front,
-            back: self.back,
-            _borrow: PhantomData,
-        }
-    }
-}
-
-impl<'a, C: ColumnTree + 'a> Iterator for Iter<'a, C> {
-    type Item = C::Refs<'a>;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<C::Refs<'a>> {
-        if self.front < self.back {
-            let i = self.front;
-            self.front += 1;
-            // SAFETY: `i < back <= len` of the buffer borrowed shared for 'a.
-            Some(unsafe { C::refs(self.ptrs, i) })
-        } else {
-            None
-        }
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
-    }
-}
-
-impl<'a, C: ColumnTree + 'a> DoubleEndedIterator for Iter<'a, C> {
-    #[inline]
-    fn next_back(&mut self) -> Option<C::Refs<'a>> {
-        if self.front < self.back {
-            self.back -= 1;
-            // SAFETY: `back < len` of the buffer borrowed shared for 'a.
-            Some(unsafe { C::refs(self.ptrs, self.back) })
-        } else {
-            None
-        }
-    }
-}
-
-impl<'a, C: ColumnTree + 'a> ExactSizeIterator for Iter<'a, C> {}
-impl<'a, C: ColumnTree + 'a> core::iter::FusedIterator for Iter<'a, C> {}
-
-#[cfg(feature = "rayon")]
-impl<C: ColumnTree> Iter<'_, C> {
-    /// Splits the rows not yet yielded at `mid`: the first `mid` and the
-    /// rest, like `slice::split_at`.
-    ///
-    /// # Panics
-    ///
-    /// If `mid` is more than the rows left.
-    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
-        let at = split_point(self.front, self.back, mid);
-        let left = Iter {
-            back: at,
-            ..self.clone()
-        };
-        (left, Iter { front: at, ..self })
-    }
-}
-
-/// Iterator over the rows of a [`ColumnBuffer`], as [`ColumnTree::Muts`].
-///
-/// Invariant: rows `front..back` are initialised and borrowed by nothing but
-/// this iterator, which hands each out at most once.
-///
-/// ```
-/// use idtable::columns::{Col, ColumnBuffer};
-///
-/// let mut buf = ColumnBuffer::<(Col<u32>, Col<char>)>::new();
-/// buf.push((1, 'a'));
-/// buf.push((2, 'b'));
-/// let mut rows = buf.iter_mut();
-/// let (n, c) = rows.next_back().unwrap();
-/// *n += 40;
-/// *c = 'z';
-/// assert_eq!(rows.len(), 1);
-/// assert_eq!(buf.get(1), Some((&42, &'z')));
-/// ```
-pub struct IterMut<'a, C: ColumnTree> {
-    ptrs: C::Ptrs,
-    front: usize,
-    back: usize,
-    _borrow: PhantomData<&'a mut ColumnBuffer<C>>,
-}
-
-// SAFETY: it hands out `&mut Values` to distinct rows, like `slice::IterMut`.
-unsafe impl<C: ColumnTree> Send for IterMut<'_, C> where C::Values: Send {}
-// SAFETY: `&IterMut` gives no access to the rows.
-unsafe impl<C: ColumnTree> Sync for IterMut<'_, C> where C::Values: Sync {}
-
-impl<'a, C: ColumnTree + 'a> Iterator for IterMut<'a, C> {
-    type Item = C::Muts<'a>;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<C::Muts<'a>> {
-        if self.front < self.back {
-            let i = self.front;
-            self.front += 1;
-            // SAFETY: `i < len` of the buffer borrowed uniquely for 'a; each
-            // row is handed out once, so the borrows are disjoint.
-            Some(unsafe { C::muts(self.ptrs, i) })
-        } else {
-            None
-        }
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
-    }
-}
-
-impl<'a, C: ColumnTree + 'a> DoubleEndedIterator for IterMut<'a, C> {
-    #[inline]
-    fn next_back(&mut self) -> Option<C::Muts<'a>> {
-        if self.front < self.back {
-            self.back -= 1;
-            // SAFETY: as in `next`; `front..back` shrinks from either end.
-            Some(unsafe { C::muts(self.ptrs, self.back) })
-        } else {
-            None
-        }
-    }
-}
-
-impl<'a, C: ColumnTree + 'a> ExactSizeIterator for IterMut<'a, C> {}
-impl<'a, C: ColumnTree + 'a> core::iter::FusedIterator for IterMut<'a, C> {}
-
-#[cfg(feature = "rayon")]
-impl<C: ColumnTree> IterMut<'_, C> {
-    /// Splits the rows not yet yielded at `mid` into two iterators over
-    /// disjoint rows: the first `mid` and the rest.
-    ///
-    /// # Panics
-    ///
-    /// If `mid` is more than the rows left.
-    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
-        let at = split_point(self.front, self.back, mid);
-        // Each row of `front..back` goes to exactly one half, so the rows
-        // the halves hand out stay disjoint (see `next`).
-        let left = IterMut {
-            ptrs: self.ptrs,
-            front: self.front,
-            back: at,
-            _borrow: PhantomData,
-        };
-        (left, IterMut { front: at, ..self })
-    }
 }
 
 /// The row `mid` rows after `front`, checked against `back`.

@@ -51,6 +51,9 @@ use core::fmt;
 use core::hash::Hash;
 use core::num::{NonZeroU32, NonZeroU64};
 
+#[cfg(feature = "serde")]
+mod serde;
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u32 {}

@@ -87,7 +87,7 @@
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use crate::columns::{RowsMut, RowsRef};
+use crate::columns::{RowHandle, RowHandleMut};
 #[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
@@ -102,38 +102,30 @@ use crate::{map::SoaMap, storage::SoaStorage};
 /// [`join`] and [`remove_all`] need of it: its [`Rows`], and how one key's
 /// row is removed. `#[derive(SoaAllocator)]` implements it for the
 /// allocator; see the [module docs](self) for an example.
-///
-/// See [`Sources`]'s example.
 pub trait Container {
     /// The index of its rows ([`IdTable`](crate::IdTable) or
     /// [`SparseSet`](crate::map::SparseSet)).
     type Index: RowIndex;
     /// The struct stored.
     type Record: Record;
-    /// Its rows. See the [module docs](self)'s example.
-    ///
-    /// See [`Sources`]'s example.
+    /// Its rows.
     fn rows(&self) -> &Rows<Self::Index, Self::Record>;
     /// Its rows, mutably, for this crate's joins only: the
     /// [`RowsToken`] it takes cannot be made outside idtable, so no other
     /// code can swap another table's rows, with another configuration,
     /// into a container. The derive implements it as
     /// `fn rows_mut(&mut self, t: RowsToken<Self>) -> &mut Rows<…> { t.storage_rows(&mut self.storage) }`.
-    ///
-    /// See [`RowsToken`]'s example.
     fn rows_mut(&mut self, token: RowsToken<Self>) -> &mut Rows<Self::Index, Self::Record>
     where
         Self: Sized;
     /// Removes the row of `key` and returns it (the last row moves into
     /// the gap).
-    ///
-    /// See [`Sources`]'s example.
     #[inline(always)]
     fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>
     where
         Self: Sized,
     {
-        self.rows_mut(RowsToken::new()).remove_key(key)
+        self.rows_mut(RowsToken::new()).remove_row(key)
     }
 }
 
@@ -187,8 +179,6 @@ impl<C> RowsToken<C> {
     /// in a [`SoaStorage`] (every derived allocator: its `rows_mut` is
     /// `token.storage_rows(&mut self.storage)`). It gives nothing more than
     /// the storage itself does: a container's own storage is private to it.
-    ///
-    /// See [`RowsToken`]'s example.
     #[inline(always)]
     pub fn storage_rows<T: Record, I: Id>(
         self,
@@ -270,23 +260,19 @@ pub struct Without<S>(pub S);
 #[derive(Clone, Copy, Debug)]
 pub struct Driver<S: IntoSource<Source: Drivable>>(pub S);
 
-/// Type-level yes and no, for "does this join have a required source".
-/// See [`Sources`]'s example.
+/// Type-level yes and no, for "does this join have a required source":
+/// [`Source::Required`] is `Yes` for a required source and `No` for
+/// `Maybe` and `Without`; a join compiles only when one of its sources is
+/// required.
 pub mod flag {
     /// A yes or a no, with an `or`.
-    ///
-    /// See [`Sources`](super::Sources)'s example.
     pub trait Flag {
         /// `self || F`.
         type Or<F: Flag>: Flag;
     }
     /// Yes: the join has a required source.
-    ///
-    /// See [`Sources`](super::Sources)'s example.
     pub enum Yes {}
     /// No required source (yet).
-    ///
-    /// See [`Sources`](super::Sources)'s example.
     pub enum No {}
     impl Flag for Yes {
         type Or<F: Flag> = Yes;
@@ -296,8 +282,6 @@ pub mod flag {
     }
 
     /// Holds for [`Yes`] only: a join needs a required source to drive it.
-    ///
-    /// See [`Sources`](super::Sources)'s example.
     #[diagnostic::on_unimplemented(
         message = "a join needs at least one required source",
         label = "every source here is `Maybe(..)` or `Without(..)`",
@@ -331,24 +315,18 @@ mod sealed {
 /// What a join is given: `&` or `&mut` of a [`Container`], a `&DataMap`,
 /// or [`Maybe`] / [`Without`] of those (the trait is sealed). It becomes a
 /// [`Source`] when the join is made.
-///
-/// See [`Sources`]'s example.
 pub trait IntoSource: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
     /// What the join reads.
     type Source: Source<Key = Self::Key>;
     /// The source, borrowing what `self` borrows.
-    ///
-    /// See [`Sources`]'s example.
     fn into_source(self) -> Self::Source;
 }
 
 /// One source of a join, as the join drives it (the trait is sealed; see
 /// the [module docs](self)). Its methods are the join's own, public only
 /// because the trait is.
-///
-/// See [`Sources`]'s example.
 pub trait Source: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
@@ -364,18 +342,12 @@ pub trait Source: sealed::Sealed {
     /// When the join probes this source for a key: `Without` sources
     /// first (0), then required ones (1), then `Maybe` ones (2), so a key
     /// is rejected before the probes that cannot reject it.
-    ///
-    /// See [`Sources`]'s example.
     const ORDER: u8;
     /// Whether this source was chosen as the driver ([`Driver`]).
-    ///
-    /// See [`Sources`]'s example.
     const DRIVES: bool = false;
 
     /// The number of keys, for a required source (the join is driven by
     /// the smallest); `None` for an optional or excluded one.
-    ///
-    /// See [`Sources`]'s example.
     fn driver_len(&self) -> Option<usize> {
         None
     }
@@ -384,20 +356,14 @@ pub trait Source: sealed::Sealed {
     /// # Safety
     ///
     /// `dense < driver_len()`.
-    ///
-    /// See [`Sources`]'s example.
     unsafe fn key_at(&self, dense: usize) -> Self::Key {
         let _ = dense;
         unreachable!("only a required source (with a length) drives a join")
     }
     /// The probe of the row at dense position `dense`, for the driver.
-    ///
-    /// See [`Sources`]'s example.
     fn at_dense(&self, dense: usize) -> Self::Probe;
     /// Whether the join takes `key` for this source, and what it found:
     /// `None` rejects the key.
-    ///
-    /// See [`Sources`]'s example.
     fn probe(&self, key: Self::Key) -> Option<Self::Probe>;
     /// The item of `key`, which `probe` (or `at_dense`) found.
     ///
@@ -407,8 +373,6 @@ pub trait Source: sealed::Sealed {
     /// out its row for `'b`, which the caller chooses within the borrow the
     /// source was made from: while an item of one key lives, the caller
     /// (on any thread) fetches no other item of the same key.
-    ///
-    /// See [`Sources`]'s example.
     unsafe fn fetch<'b>(&self, key: Self::Key, probe: Self::Probe) -> Self::Item<'b>
     where
         Self: 'b;
@@ -431,27 +395,23 @@ unsafe fn relife<T, U>(item: T) -> U {
 }
 
 /// A container read through `&`: its rows, shared.
-///
-/// See [`Sources`]'s example.
 pub struct Shared<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
     /// The index's `near_only()` when the join was made (its keys cannot
     /// change while the join borrows it).
     near_only: bool,
-    rows: RowsRef<'a, T::Tree>,
+    rows: RowHandle<'a, T::Tree>,
 }
 
 /// A container read through `&mut`: its index, and its rows handed out
 /// mutably one key at a time.
-///
-/// See [`Sources`]'s example.
 pub struct Exclusive<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
     /// As [`Shared`]'s.
     near_only: bool,
-    rows: RowsMut<'a, T::Tree>,
+    rows: RowHandleMut<'a, T::Tree>,
 }
 
 impl<'a, C: Container> IntoSource for &'a C {
@@ -464,7 +424,7 @@ impl<'a, C: Container> IntoSource for &'a C {
             keys: rows.index.keys(),
             index: &rows.index,
             near_only: rows.index.near_only(),
-            rows: rows.columns.rows_ref(),
+            rows: rows.columns.handle(),
         }
     }
 }
@@ -480,7 +440,7 @@ impl<'a, C: Container> IntoSource for &'a mut C {
             keys: index.keys(),
             index,
             near_only: index.near_only(),
-            rows: columns.rows_mut(),
+            rows: columns.handle_mut(),
         }
     }
 }
@@ -635,8 +595,6 @@ impl<S: IntoSource> IntoSource for Without<S> {
 
 /// A source that can drive a join: a required one (a container, shared or
 /// mutable, or a `&DataMap`), not `Maybe` or `Without`.
-///
-/// See [`Sources`]'s example.
 #[diagnostic::on_unimplemented(
     message = "only a required source can drive a join",
     label = "`Maybe(..)` and `Without(..)` cannot be a `Driver`",
@@ -755,16 +713,12 @@ impl<S: Source> Source for Without<S> {
 /// A tuple of [`IntoSource`]s, all keyed by one id type: what [`join`]
 /// takes. Implemented for tuples of 1 to 8 (the trait is sealed); see the
 /// [module docs](self).
-///
-/// See [`Sources`]'s example.
 pub trait IntoSources: sealed::Tuple {
     /// The id type every source is keyed by.
     type Key: Id;
     /// The tuple of their sources.
     type Sources: Sources<Key = Self::Key>;
     /// The sources, borrowing what `self` borrows.
-    ///
-    /// See [`Sources`]'s example.
     fn into_sources(self) -> Self::Sources;
 }
 
@@ -859,46 +813,32 @@ pub trait Sources: sealed::Tuple {
     /// [`Yes`] if any source is required.
     type Required: Flag;
     /// The number of sources.
-    ///
-    /// See [`Sources`]'s example.
     const LEN: usize;
     /// The position of the first [`Driver`] source, if any: the driver,
     /// fixed at compile time. When it is `Some`, [`driver`](Sources::driver)
     /// answers it.
-    ///
-    /// See [`Sources`]'s example.
     const FIXED_DRIVER: Option<usize> = None;
 
     /// The driver: the position in the tuple of the first [`Driver`]
     /// source, or else of the required source with the fewest keys (the
     /// first on a tie), and its length.
-    ///
-    /// See [`Sources`]'s example.
     fn driver(&self) -> (usize, usize);
     /// The key at dense position `dense` of the source at `driver`.
     ///
     /// # Safety
     ///
     /// `(driver, len) == self.driver()` and `dense < len`.
-    ///
-    /// See [`Sources`]'s example.
     unsafe fn driver_key(&self, driver: usize, dense: usize) -> Self::Key;
     /// The probes of `key`, the driver's at its dense position; `None` if
     /// a source rejects it.
-    ///
-    /// See [`Sources`]'s example.
     fn probe_all(&self, key: Self::Key, driver: usize, dense: usize) -> Option<Self::Probes>;
     /// The probes of `key` in every source.
-    ///
-    /// See [`Sources`]'s example.
     fn probe_key(&self, key: Self::Key) -> Option<Self::Probes>;
     /// The items of `key`.
     ///
     /// # Safety
     ///
     /// As [`Source::fetch`], for every source.
-    ///
-    /// See [`Sources`]'s example.
     unsafe fn fetch_all<'b>(&self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>
     where
         Self: 'b;
@@ -1054,8 +994,6 @@ where
 /// join(..)`), ask it for one key with [`get`](Join::get), or split it
 /// between threads with `par_iter` (feature `rayon`). See the
 /// [module docs](self)'s example.
-///
-/// See [`Sources`]'s example.
 pub struct Join<'a, S> {
     sources: S,
     // The items of the iteration borrow the containers for `'a` (`S: 'a`).
@@ -1064,8 +1002,7 @@ pub struct Join<'a, S> {
 
 impl<'a, S: Sources + 'a> Join<'a, S> {
     /// The items of `key` in every source, if the join takes it (held by
-    /// every required source and by no `Without` source). See the
-    /// [module docs](self)'s example.
+    /// every required source and by no `Without` source).
     #[inline]
     pub fn get(&mut self, key: S::Key) -> Option<S::Items<'_>> {
         let probes = self.sources.probe_key(key)?;
@@ -1165,8 +1102,6 @@ impl<'a, S: Sources + 'a> IntoIterator for Join<'a, S> {
 
 /// The iterator of a [`Join`]: `(key, items)` in the driver's dense order.
 /// See the [module docs](self)'s example.
-///
-/// See [`Sources`]'s example.
 pub struct JoinIter<'a, S> {
     sources: S,
     driver: usize,
@@ -1228,28 +1163,20 @@ impl<'a, S: Sources + 'a> core::iter::FusedIterator for JoinIter<'a, S> {}
 /// once: what [`remove_all`] takes. Implemented for tuples of 1 to 8 of
 /// `&mut` a [`Container`] (a derived allocator, a `SoaStorage`, a
 /// `SoaMap`) or a `&mut DataMap`, all keyed by one id type.
-///
-/// See [`Sources`]'s example.
 pub trait RemoveAll<K: Id> {
     /// One result per container: the removed row as an `Option` for a
     /// table or a map, a `bool` for a `DataMap`.
     type Removed;
     /// Removes `key` from every container. See the [module docs](self)'s
     /// example.
-    ///
-    /// See [`Sources`]'s example.
     fn remove_all(self, key: K) -> Self::Removed;
 }
 
 /// One container of [`remove_all`].
-///
-/// See [`Sources`]'s example.
 pub trait RemoveFrom<K: Id> {
     /// What removing a key gives back.
     type Removed;
-    /// Removes `key`. See the [module docs](self)'s example.
-    ///
-    /// See [`Sources`]'s example.
+    /// Removes `key`.
     fn remove_from(self, key: K) -> Self::Removed;
 }
 

@@ -54,10 +54,8 @@ pub mod ranges;
 mod record;
 pub mod rows;
 #[cfg(feature = "serde")]
-mod serde_impls;
+pub mod saving;
 pub mod storage;
-#[cfg(feature = "serde")]
-pub mod storage_serde;
 mod sync;
 pub mod table;
 

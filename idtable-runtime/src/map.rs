@@ -60,7 +60,7 @@ mod entry;
 mod sparse;
 
 #[cfg(feature = "serde")]
-mod saved;
+mod serde;
 
 use core::fmt;
 
@@ -71,12 +71,15 @@ use crate::record::{into_values, DebugRow, Record};
 use crate::rows::{rows_face, sealed, Rows};
 
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
-use sparse::Slot;
 pub use sparse::SparseSet;
+use sparse::Standing;
 
-/// Draining iterator of a [`SoaMap`]; see [`Rows`]'s example.
+/// Draining iterator of a [`SoaMap`], from `drain()`: yields each
+/// `(key, record)`, last dense row first; the map is empty afterwards, even if the
+/// iterator is dropped early.
 pub type Drain<'a, K, T> = crate::rows::Drain<'a, SparseSet<K>, T>;
-/// Owning iterator of a [`SoaMap`]; see [`Rows`]'s example.
+/// Owning iterator of a [`SoaMap`], from `into_iter()`: yields each
+/// `(key, record)`, last dense row first.
 pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 
 /// The rows of `T` keyed by ids `K` of another table: slotmap's
@@ -157,7 +160,7 @@ impl<K: Id> sealed::Index for SparseSet<K> {
     }
 
     #[inline(always)]
-    fn remove_key(&mut self, key: K) -> Option<usize> {
+    fn take_position(&mut self, key: K) -> Option<usize> {
         self.remove(key)
     }
 
@@ -221,8 +224,6 @@ impl<K: Id, T: Record + fmt::Debug + DebugRow> fmt::Debug for SoaMap<K, T> {
 
 impl<K: Id, T: Record> SoaMap<K, T> {
     /// An empty map; allocates nothing until the first insert.
-    ///
-    /// See [`SoaMap`]'s example.
     pub const fn new() -> Self {
         SoaMap {
             rows: Rows::from_parts(SparseSet::new(), ColumnBuffer::new()),
@@ -230,8 +231,6 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     }
 
     /// An empty map with room for `capacity` entries.
-    ///
-    /// See [`SoaMap`]'s example.
     pub fn with_capacity(capacity: usize) -> Self {
         let mut map = Self::new();
         map.reserve(capacity);
@@ -304,27 +303,27 @@ impl<K: Id, T: Record> SoaMap<K, T> {
                 vacant.fill();
                 Ok(None)
             }
-            Err(Slot::Same(d)) => Ok(Some(entry::replace_row(&mut self.rows.columns, d, value))),
-            Err(Slot::Stale(d)) => {
+            Err(Standing::Same(d)) => {
+                Ok(Some(entry::replace_row(&mut self.rows.columns, d, value)))
+            }
+            Err(Standing::Stale(d)) => {
                 let stale = entry::replace_row(&mut self.rows.columns, d, value);
                 self.rows.index.replace(d, key);
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 Ok(None)
             }
-            Err(Slot::Newer(_)) => Err(value),
-            Err(Slot::Vacant) => unreachable!("a vacant slot index is `Ok`"),
+            Err(Standing::Newer(_)) => Err(value),
+            Err(Standing::Vacant) => unreachable!("a vacant slot index is `Ok`"),
         }
     }
 
     /// Removes the entry of `key` and returns its value; `None` if `key`
     /// holds none (a stale key never removes a newer entry). The last row
     /// moves into the gap.
-    ///
-    /// See [`SoaMap`]'s example.
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        self.rows.remove_key(key)
+        self.rows.remove_row(key)
     }
 
     /// The entry of `key`: [`Occupied`](Entry::Occupied) if it holds a
@@ -363,8 +362,6 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     }
 
     /// `true` if `key` itself holds an entry.
-    ///
-    /// See [`SoaMap`]'s example.
     #[inline(always)]
     pub fn contains_key(&self, key: K) -> bool {
         self.rows.index.find(key).is_some()

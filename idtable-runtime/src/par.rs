@@ -279,9 +279,9 @@ split_at!(IterMut);
 
 /// rayon's view of a [`ParIter`] or [`ParIterMut`]: the serial iterator,
 /// split wherever rayon asks.
-struct Rows<It>(It);
+struct Halves<It>(It);
 
-impl<It> Producer for Rows<It>
+impl<It> Producer for Halves<It>
 where
     It: SplitAt + DoubleEndedIterator + ExactSizeIterator + Send,
 {
@@ -296,7 +296,7 @@ where
     #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.0.split_at(index);
-        (Rows(left), Rows(right))
+        (Halves(left), Halves(right))
     }
 }
 
@@ -343,7 +343,7 @@ macro_rules! indexed_parallel_iterator {
             }
 
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-                callback.callback(Rows(self.iter))
+                callback.callback(Halves(self.iter))
             }
         }
 

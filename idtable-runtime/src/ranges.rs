@@ -104,11 +104,11 @@ pub trait RowSlices: Sized {
     fn into_row(self, index: usize) -> Self::Row;
 
     /// The rows, front to back, as an iterator.
-    type Rows: Iterator<Item = Self::Row>;
+    type RowIter: Iterator<Item = Self::Row>;
 
     /// The rows as an iterator (a loop should call
     /// [`for_each_row`](RowSlices::for_each_row)).
-    fn into_rows(self) -> Self::Rows;
+    fn into_rows(self) -> Self::RowIter;
 
     /// Calls `f` with every row, front to back, from inside a function
     /// that takes the slices as arguments of their own where it can: there
@@ -156,10 +156,10 @@ pub fn for_each<S: RowSlices>(slices: S, f: impl FnMut(S::Row)) {
 /// A view made of parts: a derived struct's column view is its fields'
 /// slices as nested pairs (`(a, (b, c))`), each row assembled from the
 /// pairs' rows (what its [`RowSlices::into_rows`] yields). `#[derive(SoaAllocator)]` implements it for `FooColumns`
-/// and `FooColumnsMut`, whose [`RowSlices::Rows`] are [`ViewRows`].
+/// and `FooColumnsMut`, whose [`RowSlices::RowIter`] are [`ViewRowIter`].
 ///
 /// ```
-/// use idtable::ranges::{RowParts, RowSlices, ViewRows};
+/// use idtable::ranges::{RowParts, RowSlices, ViewRowIter};
 /// use idtable::SoaAllocator;
 ///
 /// #[derive(SoaAllocator)]
@@ -168,11 +168,11 @@ pub fn for_each<S: RowSlices>(slices: S, f: impl FnMut(S::Row)) {
 /// let mut ps: PAllocator = (0..3).map(|i| P { x: 0.0, v: i as f32 }).collect();
 /// let (x, v): (&mut [f32], &mut [f32]) = ps.columns_mut().into_parts();
 /// x[2] = v[2];
-/// let rows: ViewRows<PColumns<'_>> = ps.columns().into_rows();
+/// let rows: ViewRowIter<PColumns<'_>> = ps.columns().into_rows();
 /// assert_eq!(rows.map(|p| *p.x).collect::<Vec<_>>(), [0.0, 0.0, 2.0]);
 /// // The same rows, assembled by hand from the parts' rows:
 /// let parts = ps.columns().into_parts().into_rows();
-/// let rows = ViewRows::<PColumns<'_>>::new(parts);
+/// let rows = ViewRowIter::<PColumns<'_>>::new(parts);
 /// assert_eq!(rows.map(|p| *p.v).sum::<f32>(), 3.0);
 /// let row = PColumns::row_of_parts((&1.0, &2.0));
 /// assert_eq!((*row.x, *row.v), (1.0, 2.0));
@@ -190,20 +190,18 @@ pub trait RowParts: RowSlices {
 
 /// The rows of a [`RowParts`] view: its parts' rows, each assembled into
 /// the view's row.
-///
-/// See [`RowParts`]'s example.
-pub struct ViewRows<V: RowParts>(<V::Parts as RowSlices>::Rows);
+pub struct ViewRowIter<V: RowParts>(<V::Parts as RowSlices>::RowIter);
 
-impl<V: RowParts> ViewRows<V> {
+impl<V: RowParts> ViewRowIter<V> {
     /// The rows `parts` yields, each assembled into the view's row: see
     /// [`RowParts`]'s example.
     #[inline(always)]
-    pub fn new(parts: <V::Parts as RowSlices>::Rows) -> Self {
-        ViewRows(parts)
+    pub fn new(parts: <V::Parts as RowSlices>::RowIter) -> Self {
+        ViewRowIter(parts)
     }
 }
 
-impl<V: RowParts> Iterator for ViewRows<V> {
+impl<V: RowParts> Iterator for ViewRowIter<V> {
     type Item = V::Row;
 
     #[inline(always)]
@@ -233,9 +231,9 @@ impl<V: RowParts> Iterator for ViewRows<V> {
 /// let rows: Vec<[&i32; 2]> = [&xs[..], &ys[..]].into_rows().collect();
 /// assert_eq!(rows, [[&1, &10], [&2, &20]]);
 /// ```
-pub struct ArrayRows<I, const N: usize>([I; N]);
+pub struct ArrayRowIter<I, const N: usize>([I; N]);
 
-impl<I: Iterator, const N: usize> Iterator for ArrayRows<I, N> {
+impl<I: Iterator, const N: usize> Iterator for ArrayRowIter<I, N> {
     type Item = [I::Item; N];
 
     #[inline]
@@ -274,10 +272,10 @@ impl<'a, T> RowSlices for &'a [T] {
         &self[index]
     }
 
-    type Rows = core::slice::Iter<'a, T>;
+    type RowIter = core::slice::Iter<'a, T>;
 
     #[inline(always)]
-    fn into_rows(self) -> Self::Rows {
+    fn into_rows(self) -> Self::RowIter {
         self.iter()
     }
 }
@@ -300,10 +298,10 @@ impl<'a, T> RowSlices for &'a mut [T] {
         &mut self[index]
     }
 
-    type Rows = core::slice::IterMut<'a, T>;
+    type RowIter = core::slice::IterMut<'a, T>;
 
     #[inline(always)]
-    fn into_rows(self) -> Self::Rows {
+    fn into_rows(self) -> Self::RowIter {
         self.iter_mut()
     }
 }
@@ -332,11 +330,11 @@ impl<S: RowSlices, const N: usize> RowSlices for [S; N] {
         self.map(|s| s.into_row(index))
     }
 
-    type Rows = ArrayRows<S::Rows, N>;
+    type RowIter = ArrayRowIter<S::RowIter, N>;
 
     #[inline]
-    fn into_rows(self) -> Self::Rows {
-        ArrayRows(self.map(S::into_rows))
+    fn into_rows(self) -> Self::RowIter {
+        ArrayRowIter(self.map(S::into_rows))
     }
 }
 
@@ -369,10 +367,10 @@ impl<A: RowSlices, B: RowSlices> RowSlices for (A, B) {
         (self.0.into_row(index), self.1.into_row(index))
     }
 
-    type Rows = core::iter::Zip<A::Rows, B::Rows>;
+    type RowIter = core::iter::Zip<A::RowIter, B::RowIter>;
 
     #[inline(always)]
-    fn into_rows(self) -> Self::Rows {
+    fn into_rows(self) -> Self::RowIter {
         self.0.into_rows().zip(self.1.into_rows())
     }
 

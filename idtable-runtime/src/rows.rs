@@ -68,8 +68,6 @@ use crate::record::{
 /// The index of a [`Rows`]: one key per row, and the way from a key to its
 /// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
 /// only (the trait is sealed: its methods are the engine's own).
-///
-/// See [`Rows`]'s example.
 pub trait RowIndex: sealed::Index {}
 
 impl<X: sealed::Index> RowIndex for X {}
@@ -116,7 +114,7 @@ pub(crate) mod sealed {
         fn swap_remove(&mut self, dense: usize) -> Self::Key;
         /// Removes `key`, moving the last key into its place, and returns
         /// the dense position it had; `None` if it holds no row.
-        fn remove_key(&mut self, key: Self::Key) -> Option<usize>;
+        fn take_position(&mut self, key: Self::Key) -> Option<usize>;
         /// Removes every key.
         fn clear(&mut self);
         /// Removes the keys of the marked positions, keeping the others in
@@ -134,8 +132,6 @@ pub(crate) mod sealed {
 }
 
 /// The key type of a [`Rows`] with index `X`.
-///
-/// See [`Rows`]'s example.
 pub type KeyOf<X> = <X as sealed::Index>::Key;
 
 /// Dense rows of `T` (one column per field, packed by swap-remove) and the
@@ -296,39 +292,29 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// Number of rows.
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.columns.len()
     }
 
     /// `true` if there are no rows.
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
 
     /// How many rows fit before the columns or the index grow.
-    ///
-    /// See [`Rows`]'s example.
     pub fn capacity(&self) -> usize {
         self.columns.capacity().min(self.index.capacity())
     }
 
     /// Makes room for at least `additional` more rows.
-    ///
-    /// See [`Rows`]'s example.
     pub fn reserve(&mut self, additional: usize) {
         self.columns.reserve(additional);
         self.index.reserve(additional);
     }
 
     /// Frees the room the columns and the index do not use.
-    ///
-    /// See [`Rows`]'s example.
     pub fn shrink_to_fit(&mut self) {
         self.columns.shrink_to_fit();
         self.index.shrink_to_fit();
@@ -336,16 +322,12 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The dense position of `key`'s row: where its values sit in every
     /// column. `None` for a key with no row (stale, forged or never stored).
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn dense_index(&self, key: KeyOf<X>) -> Option<usize> {
         self.index.find(key)
     }
 
     /// The row of `key`, as `T`'s shared view (`FooRef`).
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn get(&self, key: KeyOf<X>) -> Option<T::Ref<'_>> {
         let dense = self.index.locate(key)?;
@@ -353,8 +335,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// The row of `key`, as `T`'s mutable view (`FooMut`).
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn get_mut(&mut self, key: KeyOf<X>) -> Option<T::Mut<'_>> {
         let dense = self.index.locate(key)?;
@@ -363,8 +343,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The rows of `N` keys mutably at once; `None` if any key has no row
     /// or two keys are the same.
-    ///
-    /// See [`Rows`]'s example.
     pub fn get_disjoint_mut<const N: usize>(
         &mut self,
         keys: [KeyOf<X>; N],
@@ -379,8 +357,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// The keys, in dense order: `keys()[d]` owns the row at position `d`
     /// of every column.
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn keys(&self) -> &[KeyOf<X>] {
         self.index.keys()
@@ -388,24 +364,18 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Every column as a shared slice (`FooColumns`), parallel to
     /// [`keys`](Rows::keys).
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns(&self) -> T::Columns<'_> {
         make_columns::<T>(self.columns.slices())
     }
 
     /// Every column as a mutable slice (`FooColumnsMut`).
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
         make_columns_mut::<T>(self.columns.slices_mut())
     }
 
     /// The keys and every column mutably, at once.
-    ///
-    /// See [`Rows`]'s example.
     #[inline(always)]
     pub fn keys_and_columns_mut(&mut self) -> (&[KeyOf<X>], T::ColumnsMut<'_>) {
         let columns = make_columns_mut::<T>(self.columns.slices_mut());
@@ -417,8 +387,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// # Panics
     ///
     /// If `dense >= len()`.
-    ///
-    /// See [`Rows`]'s example.
     #[inline]
     #[track_caller]
     pub fn row(&self, dense: usize) -> T::Ref<'_> {
@@ -433,8 +401,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// # Panics
     ///
     /// If `dense >= len()`.
-    ///
-    /// See [`Rows`]'s example.
     #[inline]
     #[track_caller]
     pub fn row_mut(&mut self, dense: usize) -> T::Mut<'_> {
@@ -447,8 +413,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Removes every row (their values are dropped). Keys never come back
     /// to life: a table's ids stay stale.
-    ///
-    /// See [`Rows`]'s example.
     pub fn clear(&mut self) {
         // Keys first: if a destructor panics, the container is already empty.
         self.index.clear();
@@ -456,8 +420,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// `(key, FooRef)` for every row, in dense order.
-    ///
-    /// See [`Rows`]'s example.
     pub fn iter(&self) -> Iter<'_, KeyOf<X>, T> {
         Iter {
             ids: self.index.keys().iter(),
@@ -466,8 +428,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// `(key, FooMut)` for every row, in dense order.
-    ///
-    /// See [`Rows`]'s example.
     pub fn iter_mut(&mut self) -> IterMut<'_, KeyOf<X>, T> {
         IterMut {
             ids: self.index.keys().iter(),
@@ -477,16 +437,14 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Removes every row, yielding `(key, T)` from the last dense position
     /// to the first. Rows the iterator did not yield are dropped with it.
-    ///
-    /// See [`Rows`]'s example.
     pub fn drain(&mut self) -> Drain<'_, X, T> {
         Drain { rows: self }
     }
 
     /// Removes `key`'s row, the last row moving into the gap.
     #[inline(always)]
-    pub(crate) fn remove_key(&mut self, key: KeyOf<X>) -> Option<T> {
-        let dense = self.index.remove_key(key)?;
+    pub(crate) fn remove_row(&mut self, key: KeyOf<X>) -> Option<T> {
+        let dense = self.index.take_position(key)?;
         Some(from_values(self.columns.swap_remove(dense)))
     }
 
@@ -499,8 +457,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Keeps the rows for which `keep` returns `true`, in their order, and
     /// removes the others in one pass: each kept row moves at most once.
     /// `keep` sees each row once, in dense order.
-    ///
-    /// See [`Rows`]'s example.
     pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, RowMut<'_, T>) -> bool) {
         let mut marks = Marks::with_len(self.len());
         for (d, (key, row)) in self.iter_mut().enumerate() {
@@ -547,8 +503,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Removes the rows of `keys` (keys with no row are skipped, repeats
     /// count once) in one pass that keeps the other rows in order; returns
     /// how many were removed.
-    ///
-    /// See [`Rows`]'s example.
     pub fn remove_many(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
         let mut marks = Marks::with_len(self.len());
         let mut removed = 0;
@@ -573,8 +527,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Reorders the rows (every column and the keys alike) by `compare`,
     /// stably; every key still finds its row. For locality: sort by what a
     /// hot loop reads together.
-    ///
-    /// See [`Rows`]'s example.
     pub fn sort_by(&mut self, mut compare: impl FnMut(RowRef<'_, T>, RowRef<'_, T>) -> Ordering) {
         let mut order: Vec<usize> = (0..self.len()).collect();
         let columns = &self.columns;
@@ -589,15 +541,11 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// Reorders the rows by the key `key` computes from each, stably.
-    ///
-    /// See [`Rows`]'s example.
     pub fn sort_by_key<S: Ord>(&mut self, mut key: impl FnMut(RowRef<'_, T>) -> S) {
         self.sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
     /// Panics if an invariant is broken (for tests).
-    ///
-    /// See [`Rows`]'s example.
     pub fn check_invariants(&self) {
         self.index.check_invariants();
         assert_eq!(
@@ -630,8 +578,6 @@ macro_rules! row_view {
 
         impl<'r, T: Record + 'r> $name<'r, T> {
             /// The view itself (`FooRef<'r>` or `FooMut<'r>`).
-            ///
-            /// See [`Rows`]'s example.
             #[inline(always)]
             pub fn into_inner(self) -> T::$view<'r> {
                 self.0
@@ -663,8 +609,6 @@ row_view!(
     /// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`]
     /// pass their closure (see the [module docs](self) for why it is not
     /// the view itself).
-    ///
-    /// See [`Rows`]'s example.
     RowRef, Ref
 );
 row_view!(
@@ -672,8 +616,6 @@ row_view!(
     /// dereferences to, mutably too; what [`Rows::retain`] passes its
     /// closure (see the [module docs](self) for why it is not the view
     /// itself). Writing through it needs a `mut` binding: `|_, mut row|`.
-    ///
-    /// See [`Rows`]'s example.
     RowMut, Mut
 );
 
@@ -725,14 +667,10 @@ macro_rules! row_iter {
 
 row_iter!(
     /// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
-    ///
-    /// See [`Rows`]'s example.
     Iter, Iter, Ref, make_ref
 );
 row_iter!(
     /// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
-    ///
-    /// See [`Rows`]'s example.
     IterMut, IterMut, Mut, make_mut
 );
 
@@ -747,8 +685,6 @@ impl<T: Record, K> Clone for Iter<'_, K, T> {
 
 /// Draining iterator over `(key, T)`, from [`Rows::drain`]; the rows it did
 /// not yield are dropped with it.
-///
-/// See [`Rows`]'s example.
 pub struct Drain<'a, X: RowIndex, T: Record> {
     rows: &'a mut Rows<X, T>,
 }
@@ -786,8 +722,6 @@ impl<X: RowIndex, T: Record> Drop for Drain<'_, X, T> {
 
 /// The rows [`Rows::extract_if`] removes, `(key, value)`, each swap-removed
 /// when it is yielded.
-///
-/// See [`Rows::extract_if`]'s example.
 pub struct ExtractIf<'a, X: RowIndex, T: Record, F> {
     rows: &'a mut Rows<X, T>,
     next: usize,
@@ -826,8 +760,6 @@ where
 }
 
 /// Owning iterator over `(key, T)`, from the containers' `into_iter`.
-///
-/// See [`Rows`]'s example.
 pub struct IntoIter<X: RowIndex, T: Record> {
     rows: Rows<X, T>,
 }

@@ -13,6 +13,9 @@
 use core::fmt;
 
 use crate::columns::{CloneColumns, ColumnBuffer};
+
+#[cfg(feature = "serde")]
+pub(crate) mod serde;
 use crate::id::Id;
 use crate::marks::Marks;
 use crate::record::{from_values, into_values};
@@ -22,11 +25,12 @@ use crate::table::{IdTable, PartsError, TableConfig, TableFull};
 pub use crate::record::{DebugRow, Record, RecordToken};
 pub use crate::rows::{Iter, IterMut};
 
-/// Draining iterator of a [`SoaStorage`] (and of a derived allocator);
-/// see [`Rows`]'s example.
+/// Draining iterator of a [`SoaStorage`] (and of a derived allocator),
+/// from `drain()`: yields each `(id, record)`, last dense row first; the
+/// storage is empty afterwards, even if the iterator is dropped early.
 pub type Drain<'a, I, T> = crate::rows::Drain<'a, IdTable<I>, T>;
-/// Owning iterator of a [`SoaStorage`] (and of a derived allocator); see
-/// [`Rows`]'s example.
+/// Owning iterator of a [`SoaStorage`] (and of a derived allocator), from
+/// `into_iter()`: yields each `(id, record)`, last dense row first.
 pub type IntoIter<I, T> = crate::rows::IntoIter<IdTable<I>, T>;
 
 /// Why an insert failed, with the value given back.
@@ -153,7 +157,7 @@ impl<T> core::error::Error for InsertError<T> {}
 /// assert_eq!(storage.remove(b), Some(Point { x: 5.0, y: 2.0 }));
 /// assert_eq!(storage.remove(b), None); // stale
 /// assert!(!storage.contains(b));
-/// assert_eq!(storage.table().free_count(), 1);
+/// assert_eq!(storage.id_table().free_count(), 1);
 ///
 /// // `min_free = 8`: fewer than 8 freed slots wait, so the next insert
 /// // takes a fresh slot.
@@ -235,7 +239,7 @@ impl<I: Id> sealed::Index for IdTable<I> {
     }
 
     #[inline(always)]
-    fn remove_key(&mut self, id: I) -> Option<usize> {
+    fn take_position(&mut self, id: I) -> Option<usize> {
         Some(self.remove(id)?.index)
     }
 
@@ -310,8 +314,6 @@ fn table_full_panic<T>(value: T, full: TableFull) -> ! {
 impl<T: Record, I: Id> SoaStorage<I, T> {
     crate::sync::const_fn! {
         /// An empty storage whose table uses `config`.
-        ///
-        /// See [`SoaStorage`]'s example.
         pub const fn with_config(config: TableConfig) -> Self {
             SoaStorage {
                 rows: Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new()),
@@ -320,8 +322,6 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     }
 
     /// An empty storage with room for `capacity` objects.
-    ///
-    /// See [`SoaStorage`]'s example.
     pub fn with_capacity_and_config(capacity: usize, config: TableConfig) -> Self {
         let mut s = Self::with_config(config);
         s.reserve(capacity);
@@ -331,9 +331,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// The id table (ids, slots, free queue): shared only, so that the
     /// storage's table and columns stay in step and its configuration
     /// stays its own.
-    ///
-    /// See [`SoaStorage`]'s example.
-    pub fn table(&self) -> &IdTable<I> {
+    pub fn id_table(&self) -> &IdTable<I> {
         &self.rows.index
     }
 
@@ -427,8 +425,6 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// # Panics
     ///
     /// When no id can be issued; the message names the layout.
-    ///
-    /// See [`SoaStorage`]'s example.
     // Always inlined: see `try_insert`.
     #[inline(always)]
     #[track_caller]
@@ -482,8 +478,6 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// insert later with [`insert_reserved`](Self::insert_reserved), from a
     /// shared borrow.
     ///
-    /// See [`insert_reserved`](Self::insert_reserved)'s example.
-    ///
     /// # Panics
     ///
     /// When every index of the layout is live, retired or reserved.
@@ -496,8 +490,6 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
 
     /// [`IdTable::reserve_ids`] on this storage's table: `n` ids at once.
     ///
-    /// See [`IdTable::reserve_ids`]'s example.
-    ///
     /// # Panics
     ///
     /// When fewer than `n` ids can be issued (nothing is reserved then).
@@ -508,8 +500,6 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     }
 
     /// Reservations waiting for their rows ([`IdTable::reserved_len`]).
-    ///
-    /// See [`release_reserved`](Self::release_reserved)'s example.
     pub fn reserved_len(&self) -> usize {
         self.rows.index.reserved_len()
     }
@@ -572,18 +562,14 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
 
     /// Removes the object of `id` and returns it, or `None` if `id` is not
     /// live. The last row moves into the gap.
-    ///
-    /// See [`SoaStorage`]'s example.
     // Always inlined: a caller that drops the returned value then skips
     // loading the removed row from every column.
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<T> {
-        self.rows.remove_key(id)
+        self.rows.remove_row(id)
     }
 
     /// `true` if `id` is live.
-    ///
-    /// See [`SoaStorage`]'s example.
     #[inline(always)]
     pub fn contains(&self, id: I) -> bool {
         self.rows.index.contains(id)

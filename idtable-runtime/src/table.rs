@@ -36,6 +36,8 @@ use crate::sync::const_fn;
 mod free;
 mod parts;
 mod reserve;
+#[cfg(feature = "serde")]
+pub(crate) mod serde;
 use free::FreeQueue;
 pub use parts::{IdTableParts, PartsError};
 #[cfg(target_has_atomic = "ptr")]

@@ -324,7 +324,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             /// The id table behind the allocator (slots, free queue).
             #[inline]
             pub fn id_table(&self) -> &#krate::IdTable<#id> {
-                self.storage.table()
+                self.storage.id_table()
             }
 
             /// Panics if the table's invariants or one row per live id fail.

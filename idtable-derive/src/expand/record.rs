@@ -524,11 +524,11 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
                 #row { #(#fields: #ranges::RowSlices::into_row(self.#fields, index),)* }
             }
 
-            type Rows = #ranges::ViewRows<Self>;
+            type RowIter = #ranges::ViewRowIter<Self>;
 
             #[inline(always)]
-            fn into_rows(self) -> Self::Rows {
-                #ranges::ViewRows::new(#ranges::RowSlices::into_rows(
+            fn into_rows(self) -> Self::RowIter {
+                #ranges::ViewRowIter::new(#ranges::RowSlices::into_rows(
                     #ranges::RowParts::into_parts(self),
                 ))
             }

@@ -10,7 +10,7 @@
 //! which is an error unless the feature is on.
 //!
 //! Glue only: the allocator's impls call `SoaStorage::serialize_named` and
-//! `deserialize_named` (the runtime's `storage_serde`), which save and load
+//! `deserialize_named` (the runtime's `saving` module), which save and load
 //! `{ table: { slots, dense, free }, columns: { field: [..], .. } }` and check
 //! everything on the way in.
 
@@ -37,15 +37,15 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
 
     // The allocator's impls hold when the struct opted in and every column
-    // can be saved (the runtime's `SaveStorage`, which they call). On a
+    // can be saved (the runtime's `SavedStorage`, which they call). On a
     // struct without generics the bound is higher-ranked (see
     // `Ctx::bound`): for a struct that did not opt in, the impls exist and
     // never apply, and a field that cannot be saved is reported once, by
     // `field_check` below.
     let config = ctx.table_config();
-    let saved_record = quote!(#krate::storage_serde::SavedRecord);
-    let save_storage = quote!(#krate::storage_serde::SaveStorage<#id>);
-    let saveable = ctx.record_bound(save_storage.clone());
+    let saved_record = quote!(#krate::saving::SavedRecord);
+    let saved_storage = quote!(#krate::saving::SavedStorage<#id>);
+    let saveable = ctx.record_bound(saved_storage.clone());
     let saveable = ctx.where_with(&saveable);
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
     let mut de_generics: Generics = generics.clone();
@@ -69,7 +69,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let allocator_name = allocator.unraw().to_string();
     let columns_name = columns.unraw().to_string();
     let saved_names = quote! {
-        #krate::storage_serde::SavedNames {
+        #krate::saving::SavedNames {
             storage: #allocator_name,
             columns: #columns_name,
         }
@@ -87,7 +87,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 let value = match field.shape {
                     Shape::Plain => quote!(self.#ident),
                     Shape::Split { .. } => quote! {
-                        &#krate::storage_serde::SplitRows::new(
+                        &#krate::saving::SplitRows::new(
                             self.#ident,
                             #krate::ranges::RowSlices::row_count(self),
                         )
@@ -161,7 +161,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                     &self,
                     serializer: __S,
                 ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    <#record_ty as #save_storage>::save(&self.storage, serializer, #saved_names)
+                    <#record_ty as #saved_storage>::save(&self.storage, serializer, #saved_names)
                 }
             }
 
@@ -171,7 +171,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 fn deserialize<__D: #serde::Deserializer<#de_lt>>(
                     deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
-                    <#record_ty as #save_storage>::load(deserializer, #config, #saved_names)
+                    <#record_ty as #saved_storage>::load(deserializer, #config, #saved_names)
                         .map(|storage| Self { storage })
                 }
             }
@@ -190,7 +190,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let field_names = keys.iter();
     let columns_saveable = ctx.where_with(&ctx.bound(
         quote!(<#record_ty as #krate::Record>::Tree),
-        quote!(#krate::storage_serde::SerdeColumns),
+        quote!(#krate::saving::SavedColumns),
     ));
     quote! {
         #always

@@ -6,7 +6,7 @@
 
 use super::error::DataError;
 use super::format::{
-    count, fixed_word0, fixed_word1, header_words, slot_word, split_slot, Tag, FIXED_WORDS,
+    count, fixed_word0, fixed_word1, header_words, span_word, split_span, Tag, FIXED_WORDS,
     MAX_WORDS,
 };
 use super::key::Key;
@@ -40,7 +40,7 @@ pub(crate) fn rebuild_into(src: &[u32], dst: &mut [u32], skip: Option<usize>) {
     }
     let mut start = len;
     for index in 0..n {
-        let Some((offset, size)) = slot(src, n, index) else {
+        let Some((offset, size)) = payload_span(src, n, index) else {
             continue;
         };
         let value = &mut dst[FIXED_WORDS + n + index];
@@ -49,8 +49,8 @@ pub(crate) fn rebuild_into(src: &[u32], dst: &mut [u32], skip: Option<usize>) {
             continue;
         }
         start -= size;
-        let (_, field) = split_slot(*value);
-        *value = slot_word(start, field);
+        let (_, field) = split_span(*value);
+        *value = span_word(start, field);
         dst[start..start + size].copy_from_slice(&src[offset..offset + size]);
     }
     dst[0] = fixed_word0(n);
@@ -63,10 +63,10 @@ pub(crate) fn needed_words(words: &[u32]) -> usize {
     header_words(count(words)) + live_payload(words, None)
 }
 
-/// Payload slot (word offset, words) of entry `index` of `n`, if it has one.
-fn slot(words: &[u32], n: usize, index: usize) -> Option<(usize, usize)> {
+/// Payload span (word offset, words) of entry `index` of `n`, if it has one.
+fn payload_span(words: &[u32], n: usize, index: usize) -> Option<(usize, usize)> {
     let view = DataRef::new(words);
-    let (offset, len) = split_slot(view.value_word(n, index));
+    let (offset, len) = split_span(view.value_word(n, index));
     let size = Tag::from_byte(view.tag_byte(n, index)).map_or(0, |tag| tag.payload_words(len));
     (size > 0).then_some((offset / 4, size))
 }
@@ -76,7 +76,7 @@ fn live_payload(words: &[u32], skip: Option<usize>) -> usize {
     let n = count(words);
     (0..n)
         .filter(|&i| Some(i) != skip)
-        .filter_map(|i| slot(words, n, i))
+        .filter_map(|i| payload_span(words, n, i))
         .map(|(_, size)| size)
         .sum()
 }
@@ -99,7 +99,7 @@ fn set_tag(words: &mut [u32], n: usize, index: usize, tag: u8) {
     *word = (*word & !(0xff << shift)) | u32::from(tag) << shift;
 }
 
-/// Zeroes a payload slot; gives it back to the free space if it is the lowest.
+/// Zeroes a payload span; gives it back to the free space if it is the lowest.
 fn free(words: &mut [u32], offset: usize, size: usize) {
     words[offset..offset + size].fill(0);
     if offset == payload_start(words) {
@@ -143,13 +143,13 @@ pub(crate) fn set(room: &mut impl Room, key: Key, value: Value<'_>) -> Result<()
                 bytes[..chunk.len()].copy_from_slice(chunk);
                 *dst = u32::from_le_bytes(bytes);
             }
-            slot_word(offset, len)
+            span_word(offset, len)
         }
         Value::Floats(xs) => {
             for (dst, x) in payload.iter_mut().zip(xs) {
                 *dst = x.to_bits();
             }
-            slot_word(offset, len)
+            span_word(offset, len)
         }
     };
     words[FIXED_WORDS + n + index] = word;
@@ -164,7 +164,7 @@ pub(crate) fn remove(words: &mut [u32], key: Key) -> bool {
         return false;
     };
     let n = count(words);
-    if let Some((offset, size)) = slot(words, n, index) {
+    if let Some((offset, size)) = payload_span(words, n, index) {
         free(words, offset, size);
     }
     let last = n - 1;
@@ -206,7 +206,7 @@ fn make_room_in_place(
 ) -> Result<usize, DataError> {
     let words = room.words_mut();
     let n = count(words);
-    let old = slot(words, n, index);
+    let old = payload_span(words, n, index);
     let start = payload_start(words);
     let offset = match old {
         _ if size == 0 => {

@@ -60,12 +60,12 @@ pub(crate) const fn header_words(n: usize) -> usize {
 }
 
 /// Splits a string's or array's value word into (byte offset, length field).
-pub(crate) const fn split_slot(word: u32) -> (usize, usize) {
+pub(crate) const fn split_span(word: u32) -> (usize, usize) {
     ((word & 0xffff) as usize, (word >> 16) as usize)
 }
 
 /// The value word of a payload at word `offset` with this length field.
-pub(crate) const fn slot_word(offset: usize, len: usize) -> u32 {
+pub(crate) const fn span_word(offset: usize, len: usize) -> u32 {
     (offset * 4) as u32 | (len as u32) << 16
 }
 
@@ -126,9 +126,9 @@ pub(crate) enum Tag {
     Bool = 1,
     /// `Value::Float`: the value word is the `f32`'s bits.
     Float = 2,
-    /// `Value::Str`: the value word is a slot of that many UTF-8 bytes.
+    /// `Value::Str`: the value word is a span of that many UTF-8 bytes.
     Str = 3,
-    /// `Value::Floats`: the value word is a slot of that many `f32`s.
+    /// `Value::Floats`: the value word is a span of that many `f32`s.
     Floats = 4,
     /// `Value::Int`: the value word is the `i32`'s two's-complement bits
     /// (format version 2 on).

@@ -3,7 +3,7 @@
 //! [`DataComponent::from_bytes`]: super::DataComponent::from_bytes
 
 use super::error::DataError;
-use super::format::{header_words, split_slot, Tag, FIXED_WORDS, OLDEST_VERSION, VERSION};
+use super::format::{header_words, split_span, Tag, FIXED_WORDS, OLDEST_VERSION, VERSION};
 use super::key::Key;
 use super::words::{as_bytes, from_le_bytes};
 use alloc::vec::Vec;
@@ -105,7 +105,7 @@ fn quick_check(words: &[u32], shape: &mut Shape) -> bool {
     };
     let version = word0 as u8;
     let n = (word0 >> 16) as usize;
-    let (payload_start, declared) = split_slot(word1);
+    let (payload_start, declared) = split_span(word1);
     let header_len = header_words(n);
     let header_end = header_len * 4;
     if !(OLDEST_VERSION..=VERSION).contains(&version)
@@ -143,7 +143,7 @@ fn quick_check(words: &[u32], shape: &mut Shape) -> bool {
         let index = payloads.trailing_zeros() as usize;
         payloads &= payloads - 1;
         let is_str = shape.strs >> index & 1 != 0;
-        let (offset, field) = split_slot(values[index]);
+        let (offset, field) = split_span(values[index]);
         let size = if is_str { field } else { field * 4 };
         if size == 0 {
             bad |= offset != 0;
@@ -257,7 +257,7 @@ fn full_check(words: &[u32]) -> Result<(), DataError> {
     }
     check_zero(bytes, 1, 2)?;
     let n = (word0 >> 16) as usize;
-    let (payload_start, declared) = split_slot(word1);
+    let (payload_start, declared) = split_span(word1);
     if declared != len {
         return Err(DataError::LengthMismatch {
             declared,
@@ -308,7 +308,7 @@ fn full_check(words: &[u32]) -> Result<(), DataError> {
         match tag {
             Tag::Bool if word > 1 => return Err(DataError::BadBool { index, word }),
             Tag::Str | Tag::Floats => {
-                let (offset, field) = split_slot(word);
+                let (offset, field) = split_span(word);
                 let size = tag.payload_bytes(field);
                 let bad = || DataError::BadPayload {
                     index,

@@ -88,7 +88,7 @@
 //! Entries are added at the end of the arrays (the tags and value words shift
 //! up a word or two) and removed by moving the last entry into the gap.
 //! Payloads are allocated downward from `P`, so header and payload share the
-//! free space. A value that no longer fits its slot gets a new one and leaves a
+//! free space. A value that no longer fits its span gets a new one and leaves a
 //! zeroed hole. When the free space runs out the buffer is reallocated with the
 //! payloads packed at the back (holes reclaimed), at double the size unless the
 //! packed contents leave a quarter of the current size free.
@@ -177,7 +177,7 @@
 //! resolves an id through a paged array indexed by the id's slot index (not
 //! saved; rebuilt on load), then compares the stored id with the given one:
 //! an entity's data answers only to the exact id it was set with. Setting
-//! data for a newer id of the same slot drops the stale data; setting it for
+//! data for a newer id of the same slot index drops the stale data; setting it for
 //! an older one is a [`DataError::StaleId`]. Slot indices go up to
 //! `u32::MAX`.
 //!

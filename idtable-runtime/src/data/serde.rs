@@ -52,7 +52,7 @@ use super::names::KeyNames;
 use super::value::Value;
 use super::view::DataRef;
 use crate::id::{Id, IdBits};
-use crate::serde_impls::bytes_of_seq;
+use crate::table::serde::bytes_of_seq;
 
 impl Serialize for DataComponent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use super::format::{count, split_slot, Tag, EMPTY_BYTES, FIXED_WORDS};
+use super::format::{count, split_span, Tag, EMPTY_BYTES, FIXED_WORDS};
 use super::key::Key;
 use super::value::Value;
 use super::words::{as_bytes, as_f32s, saved_bytes};
@@ -329,7 +329,7 @@ impl<'a> DataRef<'a> {
     /// clamped to the buffer.
     #[inline]
     fn bytes_at(self, word: u32) -> &'a [u8] {
-        let (offset, len) = split_slot(word);
+        let (offset, len) = split_span(word);
         let all = as_bytes(self.words);
         let end = (offset + len).min(all.len());
         all.get(offset.min(end)..end).unwrap_or(&[])
@@ -339,7 +339,7 @@ impl<'a> DataRef<'a> {
     /// clamped to the buffer.
     #[inline]
     fn floats_at(self, word: u32) -> &'a [f32] {
-        let (offset, len) = split_slot(word);
+        let (offset, len) = split_span(word);
         let end = (offset / 4 + len).min(self.words.len());
         as_f32s(self.words.get((offset / 4).min(end)..end).unwrap_or(&[]))
     }
@@ -381,10 +381,10 @@ fn str_of(bytes: &[u8]) -> &str {
     debug_assert!(core::str::from_utf8(bytes).is_ok());
     // SAFETY: callers pass only the bytes of a string entry (tag 3), and every
     // string entry points at valid UTF-8: `set` copies the bytes of a `&str`
-    // into a slot and records their exact length, `from_bytes` (of a
+    // into a span and records their exact length, `from_bytes` (of a
     // component, or of a map, block by block) only accepts buffers whose
     // string entries pass `str::from_utf8`, and later moves (compaction,
-    // `shrink_to_fit`, a block moving inside a map) copy whole slots. Payload
+    // `shrink_to_fit`, a block moving inside a map) copy whole spans. Payload
     // bytes are only overwritten or zeroed after no entry points at them any
     // more.
     unsafe { core::str::from_utf8_unchecked(bytes) }

@@ -136,8 +136,6 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     }
 
     /// The key of this entry.
-    ///
-    /// See [`Entry`]'s example.
     pub fn key(&self) -> K {
         match self {
             Entry::Occupied(e) => e.key,
@@ -146,8 +144,6 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     }
 
     /// The row of the key, inserting `default` first if there is none.
-    ///
-    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn or_insert(self, default: T) -> T::Mut<'a> {
         match self {
@@ -198,8 +194,6 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
 
     /// The row of the key, inserting `T::default()` first if there is
     /// none.
-    ///
-    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn or_default(self) -> T::Mut<'a>
     where
@@ -210,8 +204,6 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
 
     /// Calls `update` on the row if the key holds one, and gives the entry
     /// back.
-    ///
-    /// See [`Entry`]'s example.
     #[inline(always)]
     pub fn and_modify(self, update: impl FnOnce(T::Mut<'_>)) -> Self {
         match self {
@@ -226,15 +218,11 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
 
 impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
     /// The key of this entry.
-    ///
-    /// See [`OccupiedEntry`]'s example.
     pub fn key(&self) -> K {
         self.key
     }
 
     /// The row, shared.
-    ///
-    /// See [`OccupiedEntry`]'s example.
     #[inline(always)]
     pub fn get(&self) -> T::Ref<'_> {
         match self.columns.get(self.dense) {
@@ -244,8 +232,6 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
     }
 
     /// The row, mutably.
-    ///
-    /// See [`OccupiedEntry`]'s example.
     #[inline(always)]
     pub fn get_mut(&mut self) -> T::Mut<'_> {
         match self.columns.get_mut(self.dense) {
@@ -255,8 +241,6 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
     }
 
     /// The row, mutably, for as long as the map is borrowed.
-    ///
-    /// See [`OccupiedEntry`]'s example.
     #[inline(always)]
     pub fn into_mut(self) -> T::Mut<'a> {
         match self.columns.get_mut(self.dense) {
@@ -266,8 +250,6 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
     }
 
     /// Puts `value` in the row and returns the value it held.
-    ///
-    /// See [`OccupiedEntry`]'s example.
     #[inline(always)]
     pub fn insert(&mut self, value: T) -> T {
         replace_row(self.columns, self.dense, value)
@@ -275,8 +257,6 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
 
     /// Removes the row and returns its value; the last row moves into the
     /// gap, as with [`SoaMap::remove`](super::SoaMap::remove).
-    ///
-    /// See [`OccupiedEntry`]'s example.
     #[inline(always)]
     pub fn remove(self) -> T {
         // The key first, the row (where destructors run) last, as in
@@ -290,16 +270,12 @@ impl<'a, K: Id, T: Record> OccupiedEntry<'a, K, T> {
 
 impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
     /// The key of this entry.
-    ///
-    /// See [`VacantEntry`]'s example.
     pub fn key(&self) -> K {
         self.key
     }
 
     /// Inserts `value` for the key and returns its row. A stale row of the
     /// same slot index (an older key's) is replaced, and dropped last.
-    ///
-    /// See [`VacantEntry`]'s example.
     #[inline(always)]
     pub fn insert(self, value: T) -> T::Mut<'a> {
         let columns = self.columns;

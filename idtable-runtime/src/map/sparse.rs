@@ -35,7 +35,7 @@ type SparseIndex = PagedIndex<u32>;
 
 /// Where a key stands against the key stored at its slot index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Slot {
+pub(crate) enum Standing {
     /// No key at its slot index (from [`SparseSet::slot`], which loading
     /// uses; an insert asks [`SparseSet::vacancy`]).
     #[cfg_attr(not(any(test, feature = "serde")), allow(dead_code))]
@@ -50,15 +50,15 @@ pub(crate) enum Slot {
 
 /// `key` against `stored`, the key at dense position `d` of its slot index.
 #[inline(always)]
-fn classify<K: Id>(stored: K, key: K, d: usize) -> Slot {
+fn classify<K: Id>(stored: K, key: K, d: usize) -> Standing {
     let (have, want) = (stored.generation().to_u64(), key.generation().to_u64());
     if stored == key {
-        Slot::Same(d)
+        Standing::Same(d)
     } else if want > have {
-        Slot::Stale(d)
+        Standing::Stale(d)
     } else {
         // Same slot index, another key: the generations differ.
-        Slot::Newer(d)
+        Standing::Newer(d)
     }
 }
 
@@ -228,9 +228,9 @@ impl<K: Id> SparseSet<K> {
     /// How `key` relates to what is stored at its slot index.
     #[cfg(any(test, feature = "serde"))]
     #[inline]
-    pub(crate) fn slot(&self, key: K) -> Slot {
+    pub(crate) fn standing(&self, key: K) -> Standing {
         let Some(d) = self.index.get(key.index()) else {
-            return Slot::Vacant;
+            return Standing::Vacant;
         };
         let d = d as usize;
         classify(self.keys[d], key, d)
@@ -239,14 +239,14 @@ impl<K: Id> SparseSet<K> {
     /// [`slot`](Self::slot), walking to `key`'s entry once for an insert:
     /// where the slot index is vacant, its entry (the page allocated) and
     /// room for one more key, so that [`Vacant::fill`] cannot fail; else
-    /// the slot (never [`Slot::Vacant`]).
+    /// the slot (never [`Standing::Vacant`]).
     ///
     /// # Panics
     ///
     /// If the slot index is vacant and the set already holds [`MAX_LEN`]
     /// keys (nothing changes but a page allocated).
     #[inline(always)]
-    pub(crate) fn vacancy(&mut self, key: K) -> Result<Vacant<'_, K>, Slot> {
+    pub(crate) fn vacancy(&mut self, key: K) -> Result<Vacant<'_, K>, Standing> {
         let entry = self.index.entry(key.index());
         let d = *entry as usize;
         // A vacant entry is past every key, as in `find`.
@@ -283,7 +283,7 @@ impl<K: Id> SparseSet<K> {
                     return Place::Same(self, d);
                 }
                 return match classify(stored, key, d) {
-                    Slot::Stale(dense) => Place::Stale(Stale {
+                    Standing::Stale(dense) => Place::Stale(Stale {
                         stored: &mut self.keys[dense],
                         key,
                         dense,
@@ -455,10 +455,10 @@ mod tests {
         assert_eq!(s.find(key(5, 2)), None);
         assert_eq!(s.find(key(6, 1)), None);
         assert_eq!(s.find(key(2000, 3)), Some(1));
-        assert_eq!(s.slot(key(5, 1)), Slot::Same(0));
-        assert_eq!(s.slot(key(5, 2)), Slot::Stale(0));
-        assert_eq!(s.slot(key(2000, 2)), Slot::Newer(1));
-        assert_eq!(s.slot(key(7, 1)), Slot::Vacant);
+        assert_eq!(s.standing(key(5, 1)), Standing::Same(0));
+        assert_eq!(s.standing(key(5, 2)), Standing::Stale(0));
+        assert_eq!(s.standing(key(2000, 2)), Standing::Newer(1));
+        assert_eq!(s.standing(key(7, 1)), Standing::Vacant);
         s.check_invariants();
     }
 

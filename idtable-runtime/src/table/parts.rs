@@ -47,13 +47,13 @@ use crate::marks::Marks;
 )]
 pub struct IdTableParts {
     /// The generation of every slot ever issued (live, free or retired).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
     pub slots: Vec<u64>,
     /// The slot of each live id, in dense order.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
     pub dense: Vec<u64>,
     /// The freed slots waiting for reuse, oldest first.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::u64_list"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
     pub free: Vec<u64>,
 }
 

@@ -1,50 +1,19 @@
-//! `Serialize`/`Deserialize` (feature `serde`) for the runtime's types.
+//! `Serialize`/`Deserialize` for [`IdTable`] (feature `serde`).
 //!
-//! * [`Id32`]/[`Id64`] are their bits (a `u32`/`u64`); bits with
-//!   generation 0 are refused.
-//! * [`IdTable`] is its [`IdTableParts`] (`slots`, `dense`, `free`), checked
-//!   by [`IdTable::from_parts`] on the way in, with the default
-//!   [`TableConfig`]. For another configuration deserialize
-//!   [`IdTableParts`] and call [`IdTable::from_parts`]. Each list is a
-//!   sequence of numbers in human-readable formats (JSON) and one byte
-//!   string of fixed-width numbers in binary ones (see [`u64_list`]).
-//!
-//! The data module's types have theirs in `data/serde.rs`.
-//!
-//! A derived allocator opts in with `#[soa(serde)]`; see the facade's docs.
+//! A table is its [`IdTableParts`] (`slots`, `dense`, `free`), checked by
+//! [`IdTable::from_parts`] on the way in, with the default [`TableConfig`].
+//! For another configuration deserialize [`IdTableParts`] and call
+//! [`IdTable::from_parts`]. Each list is a sequence of numbers in
+//! human-readable formats (JSON) and one byte string of fixed-width numbers
+//! in binary ones (see [`u64_list`]).
 
 use alloc::vec::Vec;
 
 use serde::de::{self, Deserialize, Deserializer, SeqAccess};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::id::{Id, Id32, Id64};
+use crate::id::Id;
 use crate::table::{IdTable, IdTableParts, TableConfig};
-
-macro_rules! id_serde {
-    ($name:ident, $bits:ty) => {
-        impl<const INDEX_BITS: u32> Serialize for $name<INDEX_BITS> {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                self.to_bits().serialize(serializer)
-            }
-        }
-
-        impl<'de, const INDEX_BITS: u32> Deserialize<'de> for $name<INDEX_BITS> {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let bits = <$bits>::deserialize(deserializer)?;
-                Self::from_bits(bits).ok_or_else(|| {
-                    de::Error::invalid_value(
-                        de::Unexpected::Unsigned(bits.into()),
-                        &"id bits with a generation of at least 1",
-                    )
-                })
-            }
-        }
-    };
-}
-
-id_serde!(Id32, u32);
-id_serde!(Id64, u64);
 
 /// The saved form of one list of an id table (`slots`, `dense`, `free`).
 ///
@@ -285,29 +254,7 @@ impl<'de, I: Id> Deserialize<'de> for IdTable<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::{Id24_8, Id32_32};
-
-    #[test]
-    fn ids_are_their_bits() {
-        let id = Id24_8::new(5, 3).unwrap();
-        let json = serde_json::to_string(&id).unwrap();
-        assert_eq!(json, (3u32 << 24 | 5).to_string());
-        assert_eq!(serde_json::from_str::<Id24_8>(&json).unwrap(), id);
-        let wide = Id32_32::new(7, 9).unwrap();
-        let bytes = postcard::to_allocvec(&wide).unwrap();
-        assert_eq!(postcard::from_bytes::<Id32_32>(&bytes).unwrap(), wide);
-    }
-
-    #[test]
-    fn ids_with_generation_zero_are_refused() {
-        let err = serde_json::from_str::<Id24_8>("5").unwrap_err();
-        assert!(
-            err.to_string().contains("generation of at least 1"),
-            "{err}"
-        );
-        assert!(serde_json::from_str::<Id24_8>("-1").is_err());
-        assert!(serde_json::from_str::<Id24_8>("4294967296").is_err());
-    }
+    use crate::id::Id24_8;
 
     #[test]
     fn tables_round_trip_and_refuse_bad_parts() {

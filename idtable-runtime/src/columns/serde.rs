@@ -1,61 +1,23 @@
-//! Saving and loading a [`SoaStorage`] (feature `serde`): what a
-//! `#[soa(serde)]` allocator's `Serialize` and `Deserialize` do, written once.
-//!
-//! The saved form is `{ table: { slots, dense, free }, columns: { field: [..],
-//! .. } }`: the [`IdTableParts`] and one sequence per field, in dense order.
-//! In binary formats each list of the table is one byte string of
-//! fixed-width numbers (see the crate docs' *Saving and loading*).
-//! Loading reads each column into a `Vec` of its own type, checks the table
-//! with [`IdTable::from_parts`] and the column lengths, and only then moves the
-//! values into the column buffer, without building a struct per row.
-//!
-//! Both directions read or build fields one by one, private fields included,
-//! so they exist only for structs that opted in: the derive implements
-//! [`SavedRecord`] only under `#[soa(serde)]`, and saving or loading any
-//! other struct's container does not compile, with an error that names the
-//! attribute.
-//!
-//! ```
-//! use idtable::{SoaAllocator, SoaStorage};
-//!
-//! #[derive(SoaAllocator)]
-//! #[soa(serde)]
-//! pub struct Point { pub x: f32, pub y: f32 }
-//!
-//! let mut points = SoaStorage::<PointId, Point>::default();
-//! points.insert(Point { x: 1.0, y: 2.0 });
-//! let text = serde_json::to_string(&points).unwrap();
-//! assert_eq!(text, r#"{"table":{"slots":[1],"dense":[0],"free":[]},"columns":{"x":[1.0],"y":[2.0]}}"#);
-//! ```
-//!
-//! A struct without `#[soa(serde)]` keeps its fields unread:
-//!
-//! ```compile_fail,E0277
-//! use idtable::{SoaAllocator, SoaStorage};
-//!
-//! #[derive(SoaAllocator)]
-//! pub struct Secret { key: u64 } // no #[soa(serde)]
-//!
-//! let secrets = SoaStorage::<SecretId, Secret>::default();
-//! // error: `Secret` is not saved or loaded: its struct has no `#[soa(serde)]`
-//! let _ = serde_json::to_string(&secrets);
-//! ```
+//! The column machinery of saving and loading (feature `serde`): how a
+//! struct of columns is written as one sequence per field and read back
+//! into [`ColumnBuffer`]s, shared by every column-shaped save (a
+//! [`SoaStorage`](crate::SoaStorage) and its allocators, a
+//! [`SoaMap`](crate::SoaMap)). Its public traits are reached through
+//! [`crate::saving`].
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
+use core::ptr::NonNull;
 
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+    self, Deserialize, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess,
+    Visitor,
 };
 use serde::ser::{self, Serialize, SerializeStruct, Serializer};
 
-use core::ptr::NonNull;
-
-use crate::columns::{Aligned, Col, ColumnBuffer, ColumnTree, RowCount, Split};
-use crate::id::Id;
-use crate::record::{Nested, PlainValue};
-use crate::storage::{Record, SoaStorage};
+use super::{Aligned, Col, ColumnBuffer, ColumnTree, RowCount, Split};
+use crate::record::{Nested, PlainValue, Record};
 
 /// A struct whose fields may be saved and loaded: what `#[soa(serde)]`
 /// declares. The derive implements it only under that attribute; saving or
@@ -65,7 +27,7 @@ use crate::storage::{Record, SoaStorage};
 /// may be read and written by serde.
 ///
 /// ```
-/// use idtable::storage_serde::SavedRecord;
+/// use idtable::saving::SavedRecord;
 /// use idtable::SoaAllocator;
 ///
 /// #[derive(SoaAllocator)]
@@ -84,21 +46,20 @@ pub trait SavedRecord: Record {
     /// columns.
     const FIELDS: &'static [&'static str];
 }
-use crate::table::{IdTable, IdTableParts, PartsError, TableConfig};
 
 /// A [`ColumnTree`] description whose every column can be saved and loaded:
 /// the columns of a struct whose every field is `Serialize + DeserializeOwned`.
 /// Implemented for [`Col<T>`], pairs and `()`; its methods are the
-/// runtime's, for [`SoaStorage::serialize_named`] and
-/// [`SoaStorage::deserialize_named`].
+/// runtime's, for [`SoaStorage::serialize_named`](crate::SoaStorage::serialize_named) and
+/// [`SoaStorage::deserialize_named`](crate::SoaStorage::deserialize_named).
 ///
 /// ```
 /// use idtable::columns::Col;
-/// use idtable::storage_serde::SerdeColumns;
+/// use idtable::saving::SavedColumns;
 ///
-/// assert_eq!(<(Col<u8>, (Col<f32>, Col<String>)) as SerdeColumns>::COUNT, 3);
+/// assert_eq!(<(Col<u8>, (Col<f32>, Col<String>)) as SavedColumns>::COUNT, 3);
 /// ```
-pub trait SerdeColumns: ColumnTree {
+pub trait SavedColumns: ColumnTree {
     /// Number of columns.
     const COUNT: usize;
     /// The columns as loaded so far: `Option<Vec<T>>` per column, nested
@@ -149,7 +110,7 @@ pub trait SerdeColumns: ColumnTree {
     fn into_vecs(loaded: Self::Loaded) -> Self::Vecs;
 }
 
-impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
+impl<T: Serialize + DeserializeOwned> SavedColumns for Col<T> {
     const COUNT: usize = 1;
     type Loaded = Option<Vec<T>>;
 
@@ -169,11 +130,7 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
         _: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        if loaded.is_some() {
-            return Ok(false);
-        }
-        *loaded = Some(map.next_value()?);
-        Ok(true)
+        load_once(loaded, map, PhantomData)
     }
 
     fn load_from_seq<'de, A: SeqAccess<'de>>(
@@ -181,14 +138,7 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
         seq: &mut A,
         read: &mut usize,
     ) -> Result<(), A::Error> {
-        match seq.next_element()? {
-            Some(column) => {
-                *loaded = Some(column);
-                *read += 1;
-                Ok(())
-            }
-            None => Err(de::Error::invalid_length(*read, &"one sequence per field")),
-        }
+        load_next(loaded, seq, read, PhantomData)
     }
 
     fn lengths(loaded: &Option<Vec<T>>, out: &mut Vec<Option<usize>>) {
@@ -200,7 +150,7 @@ impl<T: Serialize + DeserializeOwned> SerdeColumns for Col<T> {
     }
 }
 
-impl<L: SerdeColumns, R: SerdeColumns> SerdeColumns for (L, R) {
+impl<L: SavedColumns, R: SavedColumns> SavedColumns for (L, R) {
     const COUNT: usize = L::COUNT + R::COUNT;
     type Loaded = (L::Loaded, R::Loaded);
 
@@ -248,44 +198,85 @@ impl<L: SerdeColumns, R: SerdeColumns> SerdeColumns for (L, R) {
     }
 }
 
-impl SerdeColumns for () {
-    const COUNT: usize = 0;
-    type Loaded = ();
-
-    unsafe fn save<S: SerializeStruct>(
-        (): (),
-        _: usize,
-        _: &mut core::slice::Iter<'_, &'static str>,
-        _: &mut S,
-    ) -> Result<(), S::Error> {
-        Ok(())
+/// Reads a saved field from the map's next value with `seed`; `Ok(false)`
+/// if it was read before.
+fn load_once<'de, A: MapAccess<'de>, D: DeserializeSeed<'de>>(
+    loaded: &mut Option<D::Value>,
+    map: &mut A,
+    seed: D,
+) -> Result<bool, A::Error> {
+    if loaded.is_some() {
+        return Ok(false);
     }
-
-    fn load_from_map<'de, A: MapAccess<'de>>(
-        (): &mut (),
-        _: usize,
-        _: &mut A,
-    ) -> Result<bool, A::Error> {
-        Ok(true)
-    }
-
-    fn load_from_seq<'de, A: SeqAccess<'de>>(
-        (): &mut (),
-        _: &mut A,
-        _: &mut usize,
-    ) -> Result<(), A::Error> {
-        Ok(())
-    }
-
-    fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
-
-    fn into_vecs((): ()) {}
+    *loaded = Some(map.next_value_seed(seed)?);
+    Ok(true)
 }
+
+/// Reads the sequence's next saved field with `seed`, counting it in
+/// `read`; an error if the sequence has ended.
+fn load_next<'de, A: SeqAccess<'de>, D: DeserializeSeed<'de>>(
+    loaded: &mut Option<D::Value>,
+    seq: &mut A,
+    read: &mut usize,
+    seed: D,
+) -> Result<(), A::Error> {
+    match seq.next_element_seed(seed)? {
+        Some(value) => {
+            *loaded = Some(value);
+            *read += 1;
+            Ok(())
+        }
+        None => Err(de::Error::invalid_length(*read, &"one sequence per field")),
+    }
+}
+
+/// Column trees that save nothing and load nothing: `()` (no columns) and
+/// [`RowCount`] (the rows are counted by the other columns, or by the
+/// table).
+macro_rules! saves_nothing {
+    ($($tree:ty),*) => {$(
+        impl SavedColumns for $tree {
+            const COUNT: usize = 0;
+            type Loaded = ();
+
+            unsafe fn save<S: SerializeStruct>(
+                _: <$tree as ColumnTree>::Ptrs,
+                _: usize,
+                _: &mut core::slice::Iter<'_, &'static str>,
+                _: &mut S,
+            ) -> Result<(), S::Error> {
+                Ok(())
+            }
+
+            fn load_from_map<'de, A: MapAccess<'de>>(
+                (): &mut (),
+                _: usize,
+                _: &mut A,
+            ) -> Result<bool, A::Error> {
+                Ok(true)
+            }
+
+            fn load_from_seq<'de, A: SeqAccess<'de>>(
+                (): &mut (),
+                _: &mut A,
+                _: &mut usize,
+            ) -> Result<(), A::Error> {
+                Ok(())
+            }
+
+            fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
+
+            fn into_vecs(_: ()) -> <$tree as ColumnTree>::Vecs {}
+        }
+    )*};
+}
+
+saves_nothing!((), RowCount);
 
 /// An array field split into columns (`#[soa(split)]`) is saved as the
 /// field would be unsplit: one `[T; N]` per row, so splitting a field keeps
 /// the saved form. Loading checks every row's length.
-impl<T: Serialize + DeserializeOwned, const N: usize> SerdeColumns for Split<Col<T>, N> {
+impl<T: Serialize + DeserializeOwned, const N: usize> SavedColumns for Split<Col<T>, N> {
     const COUNT: usize = 1;
     /// The columns and the number of rows read (the columns alone cannot
     /// tell it when `N` is 0).
@@ -308,11 +299,7 @@ impl<T: Serialize + DeserializeOwned, const N: usize> SerdeColumns for Split<Col
         _: usize,
         map: &mut A,
     ) -> Result<bool, A::Error> {
-        if loaded.is_some() {
-            return Ok(false);
-        }
-        *loaded = Some(map.next_value_seed(SplitSeed::<T, N>(PhantomData))?);
-        Ok(true)
+        load_once(loaded, map, SplitSeed::<T, N>(PhantomData))
     }
 
     fn load_from_seq<'de, A: SeqAccess<'de>>(
@@ -320,14 +307,7 @@ impl<T: Serialize + DeserializeOwned, const N: usize> SerdeColumns for Split<Col
         seq: &mut A,
         read: &mut usize,
     ) -> Result<(), A::Error> {
-        match seq.next_element_seed(SplitSeed::<T, N>(PhantomData))? {
-            Some(columns) => {
-                *loaded = Some(columns);
-                *read += 1;
-                Ok(())
-            }
-            None => Err(de::Error::invalid_length(*read, &"one sequence per field")),
-        }
+        load_next(loaded, seq, read, SplitSeed::<T, N>(PhantomData))
     }
 
     fn lengths(loaded: &Self::Loaded, out: &mut Vec<Option<usize>>) {
@@ -342,43 +322,8 @@ impl<T: Serialize + DeserializeOwned, const N: usize> SerdeColumns for Split<Col
     }
 }
 
-/// Not saved: the rows are counted by the other columns, or by the table.
-impl SerdeColumns for RowCount {
-    const COUNT: usize = 0;
-    type Loaded = ();
-
-    unsafe fn save<S: SerializeStruct>(
-        _: NonNull<()>,
-        _: usize,
-        _: &mut core::slice::Iter<'_, &'static str>,
-        _: &mut S,
-    ) -> Result<(), S::Error> {
-        Ok(())
-    }
-
-    fn load_from_map<'de, A: MapAccess<'de>>(
-        (): &mut (),
-        _: usize,
-        _: &mut A,
-    ) -> Result<bool, A::Error> {
-        Ok(true)
-    }
-
-    fn load_from_seq<'de, A: SeqAccess<'de>>(
-        (): &mut (),
-        _: &mut A,
-        _: &mut usize,
-    ) -> Result<(), A::Error> {
-        Ok(())
-    }
-
-    fn lengths((): &(), _: &mut Vec<Option<usize>>) {}
-
-    fn into_vecs((): ()) {}
-}
-
 /// Saved as `C` is: alignment is not part of the saved form.
-impl<C: SerdeColumns, const A: usize> SerdeColumns for Aligned<C, A> {
+impl<C: SavedColumns, const A: usize> SavedColumns for Aligned<C, A> {
     const COUNT: usize = C::COUNT;
     type Loaded = C::Loaded;
 
@@ -421,13 +366,13 @@ impl<C: SerdeColumns, const A: usize> SerdeColumns for Aligned<C, A> {
 /// [..], y: [..] }`, under the field's name; it must have opted in with
 /// `#[soa(serde)]` itself. Loading checks that every column of it is there,
 /// each with the same number of rows.
-impl<V: SavedRecord> SerdeColumns for Nested<V>
+impl<V: SavedRecord> SavedColumns for Nested<V>
 where
-    V::Tree: SerdeColumns,
+    V::Tree: SavedColumns,
 {
     const COUNT: usize = 1;
     /// `V`'s columns and their common length, once read and checked.
-    type Loaded = Option<(<V::Tree as SerdeColumns>::Loaded, usize)>;
+    type Loaded = Option<(<V::Tree as SavedColumns>::Loaded, usize)>;
 
     unsafe fn save<S: SerializeStruct>(
         ptrs: Self::Ptrs,
@@ -435,14 +380,14 @@ where
         names: &mut core::slice::Iter<'_, &'static str>,
         state: &mut S,
     ) -> Result<(), S::Error> {
-        let columns = SavedColumns::<V> {
+        let columns = ColumnsOut::<V> {
             ptrs,
             len,
             fields: V::FIELDS,
             name: SavedNames::STORAGE.columns,
             _borrow: PhantomData,
         };
-        // The invariant of `SavedColumns` holds for this call: the rows are
+        // The invariant of `ColumnsOut` holds for this call: the rows are
         // initialised and shared while it lasts (this function's contract).
         state.serialize_field(next_name(names)?, &columns)
     }
@@ -483,7 +428,7 @@ where
 
     fn into_vecs(loaded: Self::Loaded) -> Self::Vecs {
         let columns = loaded.map(|(columns, _)| columns).unwrap_or_default();
-        <V::Tree as SerdeColumns>::into_vecs(columns)
+        <V::Tree as SavedColumns>::into_vecs(columns)
     }
 }
 
@@ -495,18 +440,18 @@ fn nested_seed<V: SavedRecord>() -> ColumnsSeed<V> {
 /// The number of rows of a nested `V`'s columns just read: every column
 /// must be there, each as long as the others.
 fn nested_rows<V: SavedRecord, E: de::Error>(
-    columns: &<V::Tree as SerdeColumns>::Loaded,
+    columns: &<V::Tree as SavedColumns>::Loaded,
 ) -> Result<usize, E>
 where
-    V::Tree: SerdeColumns,
+    V::Tree: SavedColumns,
 {
-    if V::FIELDS.len() != <V::Tree as SerdeColumns>::COUNT {
+    if V::FIELDS.len() != <V::Tree as SavedColumns>::COUNT {
         return Err(E::custom(
             "the number of field names differs from the number of columns",
         ));
     }
     let mut lengths = Vec::with_capacity(V::FIELDS.len());
-    <V::Tree as SerdeColumns>::lengths(columns, &mut lengths);
+    <V::Tree as SavedColumns>::lengths(columns, &mut lengths);
     let mut rows = None;
     for (&name, len) in V::FIELDS.iter().zip(lengths) {
         let len = len.ok_or_else(|| E::missing_field(name))?;
@@ -640,7 +585,7 @@ impl<T: PlainValue> SavedRecord for T {
 /// struct names; self-describing formats such as RON show them).
 ///
 /// ```
-/// use idtable::storage_serde::SavedNames;
+/// use idtable::saving::SavedNames;
 ///
 /// let names = SavedNames { storage: "Flock", columns: "BirdColumns" };
 /// assert_ne!(names, SavedNames::STORAGE);
@@ -654,10 +599,10 @@ pub struct SavedNames {
 }
 
 impl SavedNames {
-    /// The names [`SoaStorage`]'s own `Serialize` uses.
+    /// The names [`SoaStorage`](crate::SoaStorage)'s own `Serialize` uses.
     ///
     /// ```
-    /// use idtable::storage_serde::SavedNames;
+    /// use idtable::saving::SavedNames;
     /// assert_eq!(SavedNames::STORAGE.storage, "SoaStorage");
     /// ```
     pub const STORAGE: SavedNames = SavedNames {
@@ -666,181 +611,11 @@ impl SavedNames {
     };
 }
 
-/// What a derived allocator's `Serialize` and `Deserialize` call: the
-/// storage saved and loaded under the allocator's names. Implemented for
-/// every [`SavedRecord`] whose columns are [`SerdeColumns`]; the derive
-/// bounds its impls by it, so they exist for every struct and apply only
-/// to those that opted in. Not public API.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not saved or loaded: its struct has no `#[soa(serde)]`",
-    label = "saving or loading this needs `{Self}` to opt in",
-    note = "add `#[soa(serde)]` below `#[derive(SoaAllocator)]` on `{Self}` (and turn on idtable's `serde` feature)"
-)]
-pub trait SaveStorage<I: Id>: Record {
-    /// [`SoaStorage::serialize_named`].
-    fn save<S: Serializer>(
-        storage: &SoaStorage<I, Self>,
-        serializer: S,
-        names: SavedNames,
-    ) -> Result<S::Ok, S::Error>;
-    /// [`SoaStorage::deserialize_named`].
-    fn load<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        config: TableConfig,
-        names: SavedNames,
-    ) -> Result<SoaStorage<I, Self>, D::Error>;
-}
-
-impl<T: SavedRecord, I: Id> SaveStorage<I> for T
-where
-    T::Tree: SerdeColumns,
-{
-    fn save<S: Serializer>(
-        storage: &SoaStorage<I, T>,
-        serializer: S,
-        names: SavedNames,
-    ) -> Result<S::Ok, S::Error> {
-        storage.serialize_named(serializer, names)
-    }
-    fn load<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        config: TableConfig,
-        names: SavedNames,
-    ) -> Result<SoaStorage<I, T>, D::Error> {
-        SoaStorage::deserialize_named(deserializer, config, names)
-    }
-}
-
-const OUTER_FIELDS: &[&str] = &["table", "columns"];
-
-impl<T: SavedRecord, I: Id> SoaStorage<I, T>
-where
-    T::Tree: SerdeColumns,
-{
-    /// Saves the storage as `{ table, columns }` under the given struct
-    /// names. What a `#[soa(serde)]` allocator's `Serialize` calls.
-    ///
-    /// # Errors
-    ///
-    /// The serializer's.
-    ///
-    /// ```
-    /// use idtable::{SoaAllocator, SoaStorage};
-    /// use idtable::storage_serde::SavedNames;
-    ///
-    /// #[derive(SoaAllocator)]
-    /// #[soa(serde)]
-    /// pub struct Point { pub x: f32, pub y: f32 }
-    ///
-    /// let mut s = SoaStorage::<PointId, Point>::default();
-    /// s.insert(Point { x: 1.0, y: 2.0 });
-    /// let names = SavedNames { storage: "Points", columns: "PointColumns" };
-    /// let json = s.serialize_named(serde_json::value::Serializer, names).unwrap();
-    /// assert_eq!(json["columns"]["y"], serde_json::json!([2.0]));
-    /// ```
-    pub fn serialize_named<S: Serializer>(
-        &self,
-        serializer: S,
-        names: SavedNames,
-    ) -> Result<S::Ok, S::Error> {
-        let columns = SavedColumns::<T>::of(self.rows.column_store(), T::FIELDS, names.columns);
-        let mut state = serializer.serialize_struct(names.storage, 2)?;
-        state.serialize_field("table", self.table())?;
-        state.serialize_field("columns", &columns)?;
-        state.end()
-    }
-
-    /// Loads a storage saved by [`serialize_named`](Self::serialize_named),
-    /// with `config` for its table (the configuration is not saved). What a
-    /// `#[soa(serde)]` allocator's `Deserialize` calls.
-    ///
-    /// Every check of [`IdTable::from_parts`] runs, then each column must
-    /// hold one value per live id; unknown, missing and repeated fields are
-    /// errors. Nothing panics, whatever the input.
-    ///
-    /// # Errors
-    ///
-    /// The deserializer's, a [`PartsError`] as its custom error, or an error
-    /// if `T`'s [`FIELDS`](SavedRecord::FIELDS) do not match its columns.
-    ///
-    /// ```
-    /// use idtable::{SoaAllocator, SoaStorage, TableConfig};
-    /// use idtable::storage_serde::SavedNames;
-    ///
-    /// #[derive(SoaAllocator)]
-    /// #[soa(serde)]
-    /// pub struct Point { pub x: f32, pub y: f32 }
-    ///
-    /// let json = serde_json::json!({
-    ///     "table": { "slots": [1], "dense": [0], "free": [] },
-    ///     "columns": { "x": [1.0], "y": [2.0] },
-    /// });
-    /// let s = SoaStorage::<PointId, Point>::deserialize_named(
-    ///     json.clone(),
-    ///     TableConfig::default(),
-    ///     SavedNames::STORAGE,
-    /// )
-    /// .unwrap();
-    /// assert_eq!(s.columns().y, &[2.0]);
-    ///
-    /// let mut short = json;
-    /// short["columns"]["y"] = serde_json::json!([]);
-    /// let err = SoaStorage::<PointId, Point>::deserialize_named(
-    ///     short,
-    ///     TableConfig::default(),
-    ///     SavedNames::STORAGE,
-    /// )
-    /// .err()
-    /// .unwrap();
-    /// assert!(err.to_string().contains("column `y` has 0 values"));
-    /// ```
-    pub fn deserialize_named<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        config: TableConfig,
-        names: SavedNames,
-    ) -> Result<Self, D::Error> {
-        let fields = T::FIELDS;
-        if fields.len() != <T::Tree as SerdeColumns>::COUNT {
-            return Err(de::Error::custom(
-                "the number of field names differs from the number of columns",
-            ));
-        }
-        let visitor = StorageVisitor::<T, I> {
-            config,
-            fields,
-            names,
-            _types: PhantomData,
-        };
-        deserializer.deserialize_struct(names.storage, OUTER_FIELDS, visitor)
-    }
-}
-
-/// Saves with [`SavedNames::STORAGE`].
-impl<T: SavedRecord, I: Id> Serialize for SoaStorage<I, T>
-where
-    T::Tree: SerdeColumns,
-{
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize_named(serializer, SavedNames::STORAGE)
-    }
-}
-
-/// Loads with the default [`TableConfig`] and [`SavedNames::STORAGE`].
-impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<I, T>
-where
-    T::Tree: SerdeColumns,
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::deserialize_named(deserializer, TableConfig::default(), SavedNames::STORAGE)
-    }
-}
-
 /// The columns as a struct of one sequence per field.
 ///
 /// Invariant: rows `0..len` at `ptrs` are initialised and not mutably
 /// borrowed for `'a`.
-pub(crate) struct SavedColumns<'a, T: Record> {
+pub(crate) struct ColumnsOut<'a, T: Record> {
     ptrs: <T::Tree as ColumnTree>::Ptrs,
     len: usize,
     fields: &'static [&'static str],
@@ -848,7 +623,7 @@ pub(crate) struct SavedColumns<'a, T: Record> {
     _borrow: PhantomData<&'a ColumnBuffer<T::Tree>>,
 }
 
-impl<'a, T: Record> SavedColumns<'a, T> {
+impl<'a, T: Record> ColumnsOut<'a, T> {
     /// The columns of `buffer`.
     pub(crate) fn of(
         buffer: &'a ColumnBuffer<T::Tree>,
@@ -856,7 +631,7 @@ impl<'a, T: Record> SavedColumns<'a, T> {
         name: &'static str,
     ) -> Self {
         let (ptrs, len) = buffer.raw_parts();
-        SavedColumns {
+        ColumnsOut {
             ptrs,
             len,
             fields,
@@ -866,15 +641,15 @@ impl<'a, T: Record> SavedColumns<'a, T> {
     }
 }
 
-impl<T: Record> Serialize for SavedColumns<'_, T>
+impl<T: Record> Serialize for ColumnsOut<'_, T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct(self.name, self.fields.len())?;
         let names = &mut self.fields.iter();
         // SAFETY: the rows are initialised and shared for `'a` (invariant).
-        unsafe { <T::Tree as SerdeColumns>::save(self.ptrs, self.len, names, &mut state)? };
+        unsafe { <T::Tree as SavedColumns>::save(self.ptrs, self.len, names, &mut state)? };
         state.end()
     }
 }
@@ -889,83 +664,170 @@ fn next_name<E: ser::Error>(
     })
 }
 
-struct StorageVisitor<T, I> {
-    config: TableConfig,
-    fields: &'static [&'static str],
-    names: SavedNames,
-    _types: PhantomData<fn() -> (T, I)>,
+/// What names the rows of a column-shaped save: an allocator's id table
+/// (saved as `table`) or a map's keys (saved as `keys`). The other half of
+/// the save is the struct of columns, one sequence per field, in the order
+/// of the rows this part names.
+pub(crate) trait SavedIndex<'de>: Sized {
+    /// The outer struct's two fields: this part's name, then `"columns"`.
+    const FIELDS: &'static [&'static str; 2];
+    /// What is read for this part.
+    type Saved: Deserialize<'de>;
+    /// What building it needs beyond the saved form (a [`TableConfig`](crate::TableConfig)).
+    type Config;
+
+    /// The index, checked, from what was read.
+    fn build<E: de::Error>(saved: Self::Saved, config: Self::Config) -> Result<Self, E>;
+
+    /// The number of rows the index names: every column must hold as many
+    /// values.
+    fn rows(&self) -> usize;
+
+    /// The error for column `column` holding `len` values instead of
+    /// [`rows`](Self::rows).
+    fn column_length<E: de::Error>(&self, column: &'static str, len: usize) -> E;
 }
 
-impl<T: Record, I: Id> StorageVisitor<T, I>
+/// Saves `index` and the rows of `buffer` as the struct `names.storage` of
+/// two fields, `{ <index field>: .., columns: { field: [..], .. } }`.
+pub(crate) fn save_column_shaped<T, S>(
+    serializer: S,
+    names: SavedNames,
+    index_field: &'static str,
+    index: &impl Serialize,
+    buffer: &ColumnBuffer<T::Tree>,
+) -> Result<S::Ok, S::Error>
 where
-    T::Tree: SerdeColumns,
+    T: SavedRecord,
+    T::Tree: SavedColumns,
+    S: Serializer,
 {
+    let columns = ColumnsOut::<T>::of(buffer, T::FIELDS, names.columns);
+    let mut state = serializer.serialize_struct(names.storage, 2)?;
+    state.serialize_field(index_field, index)?;
+    state.serialize_field("columns", &columns)?;
+    state.end()
+}
+
+/// Loads what [`save_column_shaped`] saved: the index, checked by
+/// [`SavedIndex::build`], then the columns, each checked to hold one value
+/// per row before any value moves into the buffer. Unknown, missing and
+/// repeated fields are errors; nothing panics, whatever the input.
+pub(crate) fn load_column_shaped<'de, X, T, D>(
+    deserializer: D,
+    config: X::Config,
+    names: SavedNames,
+) -> Result<(X, ColumnBuffer<T::Tree>), D::Error>
+where
+    X: SavedIndex<'de>,
+    T: SavedRecord,
+    T::Tree: SavedColumns,
+    D: Deserializer<'de>,
+{
+    let fields = T::FIELDS;
+    if fields.len() != <T::Tree as SavedColumns>::COUNT {
+        return Err(de::Error::custom(
+            "the number of field names differs from the number of columns",
+        ));
+    }
+    let visitor = ColumnShapedVisitor::<'de, X, T> {
+        config,
+        fields,
+        names,
+        _types: PhantomData,
+    };
+    deserializer.deserialize_struct(names.storage, X::FIELDS, visitor)
+}
+
+/// What a [`ColumnShapedVisitor`] builds, for its `PhantomData`: neither
+/// owned nor borrowed by it.
+type Types<'de, X, T> = fn(&'de ()) -> (X, T);
+
+/// The visitor of [`load_column_shaped`].
+struct ColumnShapedVisitor<'de, X: SavedIndex<'de>, T> {
+    config: X::Config,
+    fields: &'static [&'static str],
+    names: SavedNames,
+    _types: PhantomData<Types<'de, X, T>>,
+}
+
+impl<'de, X: SavedIndex<'de>, T: Record> ColumnShapedVisitor<'de, X, T>
+where
+    T::Tree: SavedColumns,
+{
+    fn seed(&self) -> ColumnsSeed<T> {
+        ColumnsSeed::new(self.fields, self.names.columns)
+    }
+
     /// The checks and the build, once both parts are read.
     fn finish<E: de::Error>(
-        &self,
-        table: IdTableParts,
-        columns: <T::Tree as SerdeColumns>::Loaded,
-    ) -> Result<SoaStorage<I, T>, E> {
-        let table = IdTable::<I>::from_parts(&table, self.config).map_err(E::custom)?;
+        self,
+        saved: X::Saved,
+        columns: <T::Tree as SavedColumns>::Loaded,
+    ) -> Result<(X, ColumnBuffer<T::Tree>), E> {
+        let index = X::build(saved, self.config)?;
         let mut lengths = Vec::with_capacity(self.fields.len());
-        <T::Tree as SerdeColumns>::lengths(&columns, &mut lengths);
-        let mut named = Vec::with_capacity(lengths.len());
+        <T::Tree as SavedColumns>::lengths(&columns, &mut lengths);
         for (&name, len) in self.fields.iter().zip(lengths) {
-            named.push((name, len.ok_or_else(|| E::missing_field(name))?));
+            let len = len.ok_or_else(|| E::missing_field(name))?;
+            if len != index.rows() {
+                return Err(index.column_length(name, len));
+            }
         }
-        PartsError::check_columns(&named, table.len()).map_err(E::custom)?;
-        // Every column holds `table.len()` rows (checked just above).
-        let vecs = <T::Tree as SerdeColumns>::into_vecs(columns);
-        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, table.len());
-        Ok(SoaStorage::from_table_and_buffer(table, buffer))
+        // Every column holds `index.rows()` values (checked just above).
+        let vecs = <T::Tree as SavedColumns>::into_vecs(columns);
+        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, index.rows());
+        Ok((index, buffer))
     }
 }
 
-impl<'de, T: Record, I: Id> Visitor<'de> for StorageVisitor<T, I>
+impl<'de, X: SavedIndex<'de>, T: Record> Visitor<'de> for ColumnShapedVisitor<'de, X, T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
-    type Value = SoaStorage<I, T>;
+    type Value = (X, ColumnBuffer<T::Tree>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "struct {}", self.names.storage)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let table: IdTableParts = seq
+        let saved: X::Saved = seq
             .next_element()?
             .ok_or_else(|| de::Error::invalid_length(0, &self))?;
         let columns = seq
-            .next_element_seed(ColumnsSeed::<T>::new(self.fields, self.names.columns))?
+            .next_element_seed(self.seed())?
             .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        self.finish(table, columns)
+        self.finish(saved, columns)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut table: Option<IdTableParts> = None;
+        let [index_field, columns_field] = *X::FIELDS;
+        let mut saved: Option<X::Saved> = None;
         let mut columns = None;
         while let Some(key) = map.next_key::<FieldName>()? {
-            match key.0.as_str() {
-                "table" if table.is_none() => table = Some(map.next_value()?),
-                "columns" if columns.is_none() => {
-                    columns =
-                        Some(map.next_value_seed(ColumnsSeed::<T>::new(
-                            self.fields,
-                            self.names.columns,
-                        ))?);
+            let key = key.0.as_str();
+            if key == index_field {
+                if saved.is_some() {
+                    return Err(de::Error::duplicate_field(index_field));
                 }
-                "table" => return Err(de::Error::duplicate_field("table")),
-                "columns" => return Err(de::Error::duplicate_field("columns")),
-                other => return Err(de::Error::unknown_field(other, OUTER_FIELDS)),
+                saved = Some(map.next_value()?);
+            } else if key == columns_field {
+                if columns.is_some() {
+                    return Err(de::Error::duplicate_field(columns_field));
+                }
+                columns = Some(map.next_value_seed(self.seed())?);
+            } else {
+                return Err(de::Error::unknown_field(key, X::FIELDS));
             }
         }
-        let table = table.ok_or_else(|| de::Error::missing_field("table"))?;
-        let columns = columns.ok_or_else(|| de::Error::missing_field("columns"))?;
-        self.finish(table, columns)
+        let saved = saved.ok_or_else(|| de::Error::missing_field(index_field))?;
+        let columns = columns.ok_or_else(|| de::Error::missing_field(columns_field))?;
+        self.finish(saved, columns)
     }
 }
 
-/// Reads the struct of columns into [`SerdeColumns::Loaded`].
+/// Reads the struct of columns into [`SavedColumns::Loaded`].
 pub(crate) struct ColumnsSeed<T> {
     fields: &'static [&'static str],
     name: &'static str,
@@ -984,9 +846,9 @@ impl<T> ColumnsSeed<T> {
 
 impl<'de, T: Record> DeserializeSeed<'de> for ColumnsSeed<T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
-    type Value = <T::Tree as SerdeColumns>::Loaded;
+    type Value = <T::Tree as SavedColumns>::Loaded;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_struct(self.name, self.fields, self)
@@ -995,9 +857,9 @@ where
 
 impl<'de, T: Record> Visitor<'de> for ColumnsSeed<T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
-    type Value = <T::Tree as SerdeColumns>::Loaded;
+    type Value = <T::Tree as SavedColumns>::Loaded;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "struct {} with one sequence per field", self.name)
@@ -1005,7 +867,7 @@ where
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut loaded = Default::default();
-        <T::Tree as SerdeColumns>::load_from_seq(&mut loaded, &mut seq, &mut 0)?;
+        <T::Tree as SavedColumns>::load_from_seq(&mut loaded, &mut seq, &mut 0)?;
         Ok(loaded)
     }
 
@@ -1015,7 +877,7 @@ where
             let Some(index) = self.fields.iter().position(|f| *f == key.0) else {
                 return Err(de::Error::unknown_field(&key.0, self.fields));
             };
-            if !<T::Tree as SerdeColumns>::load_from_map(&mut loaded, index, &mut map)? {
+            if !<T::Tree as SavedColumns>::load_from_map(&mut loaded, index, &mut map)? {
                 return Err(de::Error::duplicate_field(self.fields[index]));
             }
         }

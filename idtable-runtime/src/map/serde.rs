@@ -1,107 +1,69 @@
-//! Saving and loading a [`SoaMap`] (feature `serde`), on the column
-//! machinery of [`storage_serde`](crate::storage_serde).
+//! `Serialize`/`Deserialize` for [`SoaMap`] (feature `serde`), on the
+//! column machinery every column-shaped save shares.
 //!
 //! The saved form is `{ keys: [..], columns: { field: [..], .. } }`: the
 //! keys in dense order and one sequence per field. Like an allocator's, it
 //! exists only for structs that opted in with `#[soa(serde)]`
 //! ([`SavedRecord`]); for any other `T` neither direction compiles.
-//! Loading checks that each column holds one value per key and that no two
-//! keys share a slot index, and builds the map without a struct per row.
+//! Loading checks that no two keys share a slot index and that each column
+//! holds one value per key, and builds the map without a struct per row.
 
 use alloc::format;
 use alloc::vec::Vec;
-use core::fmt;
-use core::marker::PhantomData;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde::de::{self, Deserialize, Deserializer};
+use serde::ser::{Serialize, Serializer};
 
-use super::sparse::{Slot, SparseSet, MAX_LEN};
+use super::sparse::{SparseSet, Standing, MAX_LEN};
 use super::SoaMap;
-use crate::columns::ColumnBuffer;
+use crate::columns::serde::{
+    load_column_shaped, save_column_shaped, SavedColumns, SavedIndex, SavedNames, SavedRecord,
+};
 use crate::id::Id;
 use crate::rows::Rows;
-use crate::storage::Record;
-use crate::storage_serde::{
-    ColumnsSeed, FieldName, SavedColumns, SavedNames, SavedRecord, SerdeColumns,
-};
 
-const NAME: &str = "SoaMap";
-const FIELDS: &[&str] = &["keys", "columns"];
+/// The names a map's saved form gives it and its columns.
+const NAMES: SavedNames = SavedNames {
+    storage: "SoaMap",
+    columns: SavedNames::STORAGE.columns,
+};
 
 /// Saves `{ keys, columns }`.
 impl<K: Id + Serialize, T: SavedRecord> Serialize for SoaMap<K, T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields = T::FIELDS;
-        let columns = SavedColumns::<T>::of(
-            self.rows.column_store(),
-            fields,
-            SavedNames::STORAGE.columns,
-        );
-        let mut state = serializer.serialize_struct(NAME, 2)?;
-        state.serialize_field("keys", self.rows.keys())?;
-        state.serialize_field("columns", &columns)?;
-        state.end()
+        let keys = self.rows.keys();
+        save_column_shaped::<T, S>(serializer, NAMES, "keys", &keys, self.rows.column_store())
     }
 }
 
 /// Loads what [`Serialize`] saved, checking it: one value per key in every
 /// column, no two keys of one slot index, no unknown, missing or repeated
-/// field. Nothing panics, whatever
-/// the input. The sparse index takes at most one 256-byte page (and its
-/// share of the page table, or an ordered map's entry) per key loaded.
+/// field. Nothing panics, whatever the input. The sparse index takes at
+/// most one 256-byte page (and its share of the page table, or an ordered
+/// map's entry) per key loaded.
 impl<'de, K: Id + Deserialize<'de>, T: SavedRecord> Deserialize<'de> for SoaMap<K, T>
 where
-    T::Tree: SerdeColumns,
+    T::Tree: SavedColumns,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let fields = T::FIELDS;
-        if fields.len() != <T::Tree as SerdeColumns>::COUNT {
-            return Err(de::Error::custom(
-                "the number of field names differs from the number of columns",
-            ));
-        }
-        let visitor = MapVisitor::<K, T> {
-            fields,
-            _types: PhantomData,
-        };
-        deserializer.deserialize_struct(NAME, FIELDS, visitor)
+        let (sparse, buffer) = load_column_shaped::<SparseSet<K>, T, D>(deserializer, (), NAMES)?;
+        Ok(SoaMap {
+            rows: Rows::from_parts(sparse, buffer),
+        })
     }
 }
 
-struct MapVisitor<K, T> {
-    fields: &'static [&'static str],
-    _types: PhantomData<fn() -> (K, T)>,
-}
+/// A map's rows are named by its keys, saved in dense order; no two may
+/// share a slot index.
+impl<'de, K: Id + Deserialize<'de>> SavedIndex<'de> for SparseSet<K> {
+    const FIELDS: &'static [&'static str; 2] = &["keys", "columns"];
+    type Saved = Vec<K>;
+    type Config = ();
 
-impl<K: Id, T: Record> MapVisitor<K, T>
-where
-    T::Tree: SerdeColumns,
-{
-    fn seed(&self) -> ColumnsSeed<T> {
-        ColumnsSeed::new(self.fields, SavedNames::STORAGE.columns)
-    }
-
-    /// The checks and the build, once both parts are read.
-    fn finish<E: de::Error>(
-        &self,
-        keys: Vec<K>,
-        columns: <T::Tree as SerdeColumns>::Loaded,
-    ) -> Result<SoaMap<K, T>, E> {
-        let mut lengths = Vec::with_capacity(self.fields.len());
-        <T::Tree as SerdeColumns>::lengths(&columns, &mut lengths);
-        for (&name, len) in self.fields.iter().zip(lengths) {
-            let len = len.ok_or_else(|| E::missing_field(name))?;
-            if len != keys.len() {
-                return Err(E::custom(format!(
-                    "column `{name}` has {len} values, but the map has {} keys",
-                    keys.len()
-                )));
-            }
-        }
+    fn build<E: de::Error>(keys: Vec<K>, (): ()) -> Result<Self, E> {
         if keys.len() > MAX_LEN {
             return Err(E::custom(format!(
                 "{} keys, but a SoaMap holds at most {MAX_LEN}",
@@ -111,12 +73,12 @@ where
         let mut sparse = SparseSet::new();
         sparse.reserve(keys.len());
         for key in keys {
-            match sparse.slot(key) {
-                Slot::Vacant => {
+            match sparse.standing(key) {
+                Standing::Vacant => {
                     sparse.push(key);
                 }
-                Slot::Same(_) => return Err(E::custom(format!("key {key:?} appears twice"))),
-                Slot::Stale(d) | Slot::Newer(d) => {
+                Standing::Same(_) => return Err(E::custom(format!("key {key:?} appears twice"))),
+                Standing::Stale(d) | Standing::Newer(d) => {
                     return Err(E::custom(format!(
                         "keys {:?} and {key:?} share slot index {}",
                         sparse.keys()[d],
@@ -125,53 +87,18 @@ where
                 }
             }
         }
-        // Every column holds one value per key (checked above), and every
-        // key is in the index now.
-        let vecs = <T::Tree as SerdeColumns>::into_vecs(columns);
-        let buffer = ColumnBuffer::<T::Tree>::from_vecs(vecs, sparse.keys().len());
-        Ok(SoaMap {
-            rows: Rows::from_parts(sparse, buffer),
-        })
-    }
-}
-
-impl<'de, K: Id + Deserialize<'de>, T: Record> Visitor<'de> for MapVisitor<K, T>
-where
-    T::Tree: SerdeColumns,
-{
-    type Value = SoaMap<K, T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "struct {NAME}")
+        Ok(sparse)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let keys: Vec<K> = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        let columns = seq
-            .next_element_seed(self.seed())?
-            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-        self.finish(keys, columns)
+    fn rows(&self) -> usize {
+        self.keys().len()
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut keys: Option<Vec<K>> = None;
-        let mut columns = None;
-        while let Some(name) = map.next_key::<FieldName>()? {
-            match name.0.as_str() {
-                "keys" if keys.is_none() => keys = Some(map.next_value()?),
-                "columns" if columns.is_none() => {
-                    columns = Some(map.next_value_seed(self.seed())?);
-                }
-                "keys" => return Err(de::Error::duplicate_field("keys")),
-                "columns" => return Err(de::Error::duplicate_field("columns")),
-                other => return Err(de::Error::unknown_field(other, FIELDS)),
-            }
-        }
-        let keys = keys.ok_or_else(|| de::Error::missing_field("keys"))?;
-        let columns = columns.ok_or_else(|| de::Error::missing_field("columns"))?;
-        self.finish(keys, columns)
+    fn column_length<E: de::Error>(&self, column: &'static str, len: usize) -> E {
+        E::custom(format!(
+            "column `{column}` has {len} values, but the map has {} keys",
+            self.keys().len()
+        ))
     }
 }
 
@@ -180,7 +107,7 @@ mod tests {
     use super::*;
     use crate::columns::{Col, ColumnTree};
     use crate::id::Id24_8;
-    use crate::storage::RecordToken;
+    use crate::storage::{Record, RecordToken};
 
     /// A hand-written record that opted in (`SavedRecord`).
     struct Hp(u32);
