@@ -28,7 +28,8 @@
 //!   never-inlined function that takes the two columns as arguments (`idtable
 //!   zip by reference, columns as arguments`). Slices taken out of a view
 //!   struct tell the compiler nothing about overlap; only function arguments
-//!   do.
+//!   do: the columns view's `for_each` passes each column as one (`idtable
+//!   for_each by reference`), the way idtable's guide writes hot loops.
 //!
 //! `Vec columns` is a floor, not a container: four `Vec`s and no ids, with
 //! the same loops (`Vec columns zip by reference, as arguments` passes the
@@ -222,6 +223,15 @@ mod idt {
     pub fn iter_zip_ref_args(bodies: &mut BodyAllocator) {
         let cols = bodies.columns_mut();
         add_all(cols.pos, cols.vel);
+    }
+
+    /// The by-reference body the way idtable documents hot loops: the
+    /// columns view's `for_each`, which passes each column as an argument.
+    #[inline(never)]
+    pub fn iter_for_each_ref(bodies: &mut BodyAllocator) {
+        bodies
+            .columns_mut()
+            .for_each(|body| add_ref(body.pos, body.vel));
     }
 
     #[inline(never)]
@@ -579,6 +589,7 @@ fn check(_: &mut Criterion) {
             "idtable zip by reference, columns as arguments",
             idt::iter_zip_ref_args,
         ),
+        ("idtable for_each by reference", idt::iter_for_each_ref),
         ("idtable rows", idt::iter_rows),
         ("idtable flattened", idt::iter_flat),
     ] {
@@ -648,6 +659,9 @@ fn bench_simple_iter(c: &mut Criterion) {
     group.bench_function("idtable zip by reference, columns as arguments", |b| {
         b.iter(|| idt::iter_zip_ref_args(black_box(&mut bodies)))
     });
+    group.bench_function("idtable for_each by reference", |b| {
+        b.iter(|| idt::iter_for_each_ref(black_box(&mut bodies)))
+    });
     group.bench_function("idtable rows", |b| {
         b.iter(|| idt::iter_rows(black_box(&mut bodies)))
     });
@@ -694,7 +708,8 @@ fn alternate(_: &mut Criterion) {
     else {
         return;
     };
-    let (mut zip, mut zip_ref, mut zip_ref_args, mut rows, mut flat) = (
+    let (mut zip, mut zip_ref, mut zip_ref_args, mut for_each_ref, mut rows, mut flat) = (
+        idt::insert_collect(),
         idt::insert_collect(),
         idt::insert_collect(),
         idt::insert_collect(),
@@ -772,6 +787,10 @@ fn alternate(_: &mut Criterion) {
         (
             "simple_iter/idtable zip by reference, columns as arguments",
             Box::new(|| idt::iter_zip_ref_args(black_box(&mut zip_ref_args))),
+        ),
+        (
+            "simple_iter/idtable for_each by reference",
+            Box::new(|| idt::iter_for_each_ref(black_box(&mut for_each_ref))),
         ),
         (
             "simple_iter/idtable rows",

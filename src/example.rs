@@ -113,7 +113,7 @@
 //! // `V2Columns<'a>` and `V2Ref<'a>`. With `#[soa(parts_only)]` the struct gets only the
 //! // views, the columns and the impls below: no id type, no allocator.
 //!
-//! /// The allocator: a SoaStorage<Particle, ParticleId> inside.
+//! /// The allocator: a SoaStorage<ParticleId, Particle> inside.
 //! pub struct ParticleAllocator { /* private */ }
 //!
 //! impl ParticleAllocator {
@@ -149,9 +149,9 @@
 //!     pub fn ids_and_columns_mut(&mut self) -> (&[ParticleId], ParticleColumnsMut<'_>);
 //!     pub fn dense_index(&self, id: ParticleId) -> Option<usize>;
 //!
-//!     pub fn iter(&self) -> storage::Iter<'_, Particle, ParticleId>;        // (ParticleId, ParticleRef)
-//!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, Particle, ParticleId>; // (ParticleId, ParticleMut)
-//!     pub fn drain(&mut self) -> storage::Drain<'_, Particle, ParticleId>;  // (ParticleId, Particle)
+//!     pub fn iter(&self) -> storage::Iter<'_, ParticleId, Particle>;        // (ParticleId, ParticleRef)
+//!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, ParticleId, Particle>; // (ParticleId, ParticleMut)
+//!     pub fn drain(&mut self) -> storage::Drain<'_, ParticleId, Particle>;  // (ParticleId, Particle)
 //!     pub fn retain(&mut self, keep: impl FnMut(ParticleId, ParticleMut<'_>) -> bool);
 //!     pub fn extract_if<'a, F: FnMut(ParticleId, ParticleMut<'_>) -> bool + 'a>(&'a mut self, pred: F)
 //!         -> impl Iterator<Item = (ParticleId, Particle)> + 'a; // swap-removes, order not kept

@@ -74,7 +74,7 @@ fn every_safe_path_gives_back_only_values_the_module_made() {
 
 #[test]
 fn a_storage_of_another_modules_struct_holds_only_real_values() {
-    let mut s = SoaStorage::<Idx, IdxId>::default();
+    let mut s = SoaStorage::<IdxId, Idx>::default();
     let ids: Vec<_> = (0..4)
         .map(|i| s.insert(Idx::new(i, "s").unwrap()))
         .collect();

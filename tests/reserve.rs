@@ -100,7 +100,7 @@ impl Reserving for IdTable<Id32_32> {
     }
 }
 
-impl Reserving for SoaStorage<Unit, UnitId> {
+impl Reserving for SoaStorage<UnitId, Unit> {
     type Id = UnitId;
     fn with_min_free(min_free: usize) -> Self {
         SoaStorage::with_config(TableConfig {
@@ -160,7 +160,7 @@ fn id_table_reserve_covers_the_next_inserts_for_every_min_free() {
 
 #[test]
 fn storage_reserve_covers_the_next_inserts_for_every_min_free() {
-    reserve_covers_the_next_inserts::<SoaStorage<Unit, UnitId>>();
+    reserve_covers_the_next_inserts::<SoaStorage<UnitId, Unit>>();
 }
 
 #[test]

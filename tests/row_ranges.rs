@@ -237,3 +237,76 @@ mod parallel {
         assert_eq!(sum, n);
     }
 }
+
+/// `for_each` of a view visits every row once, front to back, with the
+/// row `row(i)` / `row_mut(i)` gives, for plain, nested, split and hidden
+/// row-count columns; on a `SoaMap`'s columns; on the `(ids, columns)`
+/// pairs; and on a range of rows.
+#[test]
+fn for_each_visits_each_row_once_in_order() {
+    let mut a = boids(37);
+    let mut seen = Vec::new();
+    a.columns()
+        .for_each(|b| seen.push((*b.pos.x, *b.vel[0], *b.team)));
+    let want: Vec<_> = (0..37)
+        .map(|i| {
+            let b = a.columns().row(i);
+            (*b.pos.x, *b.vel[0], *b.team)
+        })
+        .collect();
+    assert_eq!(seen, want);
+
+    a.columns_mut().for_each(|b| {
+        *b.pos.x += *b.vel[0];
+        *b.vel[1] = *b.pos.y;
+        *b.team += 1;
+    });
+    for i in 0..37 {
+        let (b, f) = (a.columns().row(i), i as f32);
+        assert_eq!(
+            (*b.pos.x, *b.vel[1], *b.team),
+            (11.0 * f, -f, (i % 3) as u8 + 1)
+        );
+    }
+
+    // A range of rows, and the ids in step.
+    let ids = a.ids().to_vec();
+    let mut visited = Vec::new();
+    a.ids_and_columns_mut()
+        .get_mut(30..)
+        .unwrap()
+        .for_each(|(id, b)| {
+            *b.team = 0;
+            visited.push(*id);
+        });
+    assert_eq!(visited, ids[30..]);
+    assert_eq!(a.columns().team.iter().filter(|&&t| t == 0).count(), 7);
+
+    // A map's columns, and its keys in step.
+    let mut map: SoaMap<BoidId, Boid> = ids.iter().step_by(5).map(|&id| (id, boid(1))).collect();
+    let mut keys = Vec::new();
+    map.keys_and_columns_mut().for_each(|(key, b)| {
+        *b.pos.y = 7.0;
+        keys.push(*key);
+    });
+    assert_eq!(keys, map.keys());
+    assert!(map.columns().pos.y.iter().all(|&y| y == 7.0));
+}
+
+/// A struct whose columns are only split arrays has a hidden row count:
+/// `for_each` still sees every row, and none of an empty view.
+#[test]
+fn for_each_of_split_only_and_empty_views() {
+    #[derive(SoaAllocator, Debug, Clone, PartialEq)]
+    pub struct Pair {
+        #[soa(split)]
+        pub v: [u32; 2],
+    }
+    let mut pairs: PairAllocator = (0..5).map(|i| Pair { v: [i, 10 * i] }).collect();
+    pairs.columns_mut().for_each(|p| *p.v[0] += *p.v[1]);
+    assert_eq!(pairs.columns().v[0], &[0, 11, 22, 33, 44]);
+    let mut n = 0;
+    pairs.columns().get(5..).unwrap().for_each(|_| n += 1);
+    PairAllocator::new().columns().for_each(|_| n += 1);
+    assert_eq!(n, 0);
+}

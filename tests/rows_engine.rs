@@ -70,7 +70,7 @@ fn a_soa_map_of_a_borrowing_struct_retains_and_sorts() {
 #[test]
 fn a_storage_and_an_allocator_of_a_borrowing_struct_retain_and_sort() {
     let words: Vec<String> = ["x", "yy", "zzz"].map(String::from).to_vec();
-    let mut storage = SoaStorage::<Label<'_>, LabelId<'_>>::default();
+    let mut storage = SoaStorage::<LabelId<'_>, Label<'_>>::default();
     let mut allocator = LabelAllocator::new();
     for (rank, word) in words.iter().enumerate() {
         let a = storage.insert(Label {
@@ -104,7 +104,7 @@ fn a_table_and_a_map_of_the_same_rows_answer_alike() {
         pub y: i32,
     }
 
-    let mut table = SoaStorage::<Point, PointId>::default();
+    let mut table = SoaStorage::<PointId, Point>::default();
     let mut map: SoaMap<PointId, Point> = SoaMap::new();
     let mut ids = Vec::new();
     for n in 0..40 {

@@ -375,7 +375,7 @@ fn ids_save_and_load_without_soa_serde() {
 fn a_storage_of_an_opted_in_struct_round_trips() {
     let (a, ids) = churned();
     let text = serde_json::to_string(&a).unwrap();
-    let storage: idtable::SoaStorage<Particle, ParticleId> = serde_json::from_str(&text).unwrap();
+    let storage: idtable::SoaStorage<ParticleId, Particle> = serde_json::from_str(&text).unwrap();
     assert_eq!(serde_json::to_string(&storage).unwrap(), text);
     for id in ids {
         assert_eq!(storage.contains(id), a.contains(id));

@@ -153,7 +153,7 @@ pub trait Container {
 /// pub struct Unit { pub hp: i32 }
 ///
 /// /// Units that only a squad's own methods insert.
-/// pub struct Squad { units: SoaStorage<Unit, UnitId> }
+/// pub struct Squad { units: SoaStorage<UnitId, Unit> }
 ///
 /// impl Container for Squad {
 ///     type Index = IdTable<UnitId>;
@@ -192,7 +192,7 @@ impl<C> RowsToken<C> {
     #[inline(always)]
     pub fn storage_rows<T: Record, I: Id>(
         self,
-        storage: &mut SoaStorage<T, I>,
+        storage: &mut SoaStorage<I, T>,
     ) -> &mut Rows<crate::IdTable<I>, T>
     where
         C: Container<Index = crate::IdTable<I>, Record = T>,
@@ -219,7 +219,7 @@ macro_rules! container {
     };
 }
 
-container!([T: Record, I: Id] SoaStorage<T, I> => crate::IdTable<I>, T);
+container!([T: Record, I: Id] SoaStorage<I, T> => crate::IdTable<I>, T);
 container!([K: Id, T: Record] SoaMap<K, T> => crate::map::SparseSet<K>, T);
 
 /// An optional source: the join yields `Some(item)` where the key is held,

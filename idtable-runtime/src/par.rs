@@ -135,7 +135,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// #[derive(SoaAllocator)]
     /// struct Shot { damage: u32 }
     ///
-    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let mut shots = SoaStorage::<ShotId, Shot>::default();
     /// let a = shots.insert(Shot { damage: 3 });
     /// shots.insert(Shot { damage: 4 });
     /// let total: u32 = shots.par_iter().map(|(_, shot)| *shot.damage).sum();
@@ -143,7 +143,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// let (id, shot) = shots.par_iter().find_first(|(_, s)| *s.damage == 3).unwrap();
     /// assert_eq!((id, *shot.damage), (a, 3));
     /// ```
-    pub fn par_iter<'a>(&'a self) -> ParIter<'a, T, KeyOf<X>>
+    pub fn par_iter<'a>(&'a self) -> ParIter<'a, KeyOf<X>, T>
     where
         KeyOf<X>: Send + Sync,
         T::Values: Sync,
@@ -165,12 +165,12 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// #[derive(SoaAllocator)]
     /// struct Shot { damage: u32 }
     ///
-    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let mut shots = SoaStorage::<ShotId, Shot>::default();
     /// let a = shots.insert(Shot { damage: 3 });
     /// shots.par_iter_mut().for_each(|(_, shot)| *shot.damage *= 2);
     /// assert_eq!(*shots.get(a).unwrap().damage, 6);
     /// ```
-    pub fn par_iter_mut<'a>(&'a mut self) -> ParIterMut<'a, T, KeyOf<X>>
+    pub fn par_iter_mut<'a>(&'a mut self) -> ParIterMut<'a, KeyOf<X>, T>
     where
         KeyOf<X>: Send + Sync,
         T::Values: Send,
@@ -196,7 +196,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
 /// #[derive(SoaAllocator)]
 /// struct Shot { damage: u32 }
 ///
-/// let mut shots = SoaStorage::<Shot, ShotId>::default();
+/// let mut shots = SoaStorage::<ShotId, Shot>::default();
 /// for damage in 0..100 {
 ///     shots.insert(Shot { damage });
 /// }
@@ -205,11 +205,11 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
 /// assert_eq!(ids, shots.ids());
 /// assert_eq!(shots.par_iter().len(), 100);
 /// ```
-pub struct ParIter<'a, T: Record + 'a, I: Id> {
-    pub(crate) iter: rows::Iter<'a, T, I>,
+pub struct ParIter<'a, I: Id, T: Record + 'a> {
+    pub(crate) iter: rows::Iter<'a, I, T>,
 }
 
-impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
+impl<T: Record, I: Id> Clone for ParIter<'_, I, T> {
     fn clone(&self) -> Self {
         ParIter {
             iter: self.iter.clone(),
@@ -231,7 +231,7 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
 /// #[derive(SoaAllocator)]
 /// struct Shot { damage: u32 }
 ///
-/// let mut shots = SoaStorage::<Shot, ShotId>::default();
+/// let mut shots = SoaStorage::<ShotId, Shot>::default();
 /// for _ in 0..100 {
 ///     shots.insert(Shot { damage: 0 });
 /// }
@@ -239,8 +239,8 @@ impl<T: Record, I: Id> Clone for ParIter<'_, T, I> {
 /// shots.par_iter_mut().enumerate().for_each(|(d, (_, shot))| *shot.damage = d as u32);
 /// assert_eq!(shots.columns().damage, (0..100).collect::<Vec<u32>>());
 /// ```
-pub struct ParIterMut<'a, T: Record + 'a, I: Id> {
-    pub(crate) iter: rows::IterMut<'a, T, I>,
+pub struct ParIterMut<'a, I: Id, T: Record + 'a> {
+    pub(crate) iter: rows::IterMut<'a, I, T>,
 }
 
 /// Serial iterators that split in two at an index, ids and rows alike.
@@ -257,7 +257,7 @@ pub(crate) trait SplitAt: Sized {
 /// so each half still pairs every id with its row.
 macro_rules! split_at {
     ($iter:ident) => {
-        impl<T: Record, I: Id> SplitAt for rows::$iter<'_, T, I> {
+        impl<T: Record, I: Id> SplitAt for rows::$iter<'_, I, T> {
             fn split_at(self, mid: usize) -> (Self, Self) {
                 let (rows, rest_rows) = self.rows.split_at(mid);
                 let (ids, rest) = self.ids.as_slice().split_at(mid);
@@ -306,7 +306,7 @@ where
 /// `Send + Sync`, the field values `$values`, the yielded view `Send`.
 macro_rules! indexed_parallel_iterator {
     ($wrapper:ident, $view:ident, $values:ident, $method:ident, &$($mutability:ident)?) => {
-        impl<'a, T, I> ParallelIterator for $wrapper<'a, T, I>
+        impl<'a, T, I> ParallelIterator for $wrapper<'a, I, T>
         where
             T: Record + 'a,
             I: Id + Send + Sync,
@@ -327,7 +327,7 @@ macro_rules! indexed_parallel_iterator {
             }
         }
 
-        impl<'a, T, I> IndexedParallelIterator for $wrapper<'a, T, I>
+        impl<'a, T, I> IndexedParallelIterator for $wrapper<'a, I, T>
         where
             T: Record + 'a,
             I: Id + Send + Sync,
@@ -356,14 +356,14 @@ macro_rules! indexed_parallel_iterator {
             T::$view<'a>: Send,
         {
             type Item = (KeyOf<X>, T::$view<'a>);
-            type Iter = $wrapper<'a, T, KeyOf<X>>;
+            type Iter = $wrapper<'a, KeyOf<X>, T>;
 
             fn into_par_iter(self) -> Self::Iter {
                 self.$method()
             }
         }
 
-        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [T, I] SoaStorage<T, I>, I);
+        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [T, I] SoaStorage<I, T>, I);
         indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [I, T] SoaMap<I, T>, I);
     };
     (@face $wrapper:ident, $view:ident, $values:ident, $method:ident, [$($mutability:ident)?], [$($gen:ident),*] $face:ty, $key:ident) => {
@@ -376,7 +376,7 @@ macro_rules! indexed_parallel_iterator {
             T::$view<'a>: Send,
         {
             type Item = ($key, T::$view<'a>);
-            type Iter = $wrapper<'a, T, $key>;
+            type Iter = $wrapper<'a, $key, T>;
 
             fn into_par_iter(self) -> Self::Iter {
                 self.$method()
@@ -455,7 +455,7 @@ mod tests {
         }
     }
 
-    type Storage = SoaStorage<Pair, Id32_32>;
+    type Storage = SoaStorage<Id32_32, Pair>;
 
     /// `n` objects, then every third removed and some reinserted, so the
     /// dense order is not the insertion order.

@@ -71,6 +71,15 @@ use core::ops::{Bound, RangeBounds};
 /// let ([x, _], y) = tail.into_row(1);
 /// *y += *x;
 /// assert_eq!(ys, [4.0, 5.0, 9.0]);
+///
+/// // Rows, front to back: as an iterator, or through a loop of its own.
+/// let sums: Vec<f64> = (&xs[..], &ys[..]).into_rows().map(|(x, y)| x + y).collect();
+/// assert_eq!(sums, [5.0, 7.0, 12.0]);
+/// (&mut ys[..], &xs[..]).for_each_row(|(y, x)| *y -= *x);
+/// let keys = ['a', 'b', 'c'];
+/// let mut seen = Vec::new();
+/// (&ys[..]).for_each_row_keyed(&keys, |(key, y)| seen.push((*key, *y)));
+/// assert_eq!(seen, [('a', 3.0), ('b', 3.0), ('c', 6.0)]);
 /// ```
 pub trait RowSlices: Sized {
     /// One row: `&T` for `&[T]`, `&mut T` for `&mut [T]`, an array or a
@@ -93,6 +102,158 @@ pub trait RowSlices: Sized {
     ///
     /// If `index >= row_count()`.
     fn into_row(self, index: usize) -> Self::Row;
+
+    /// The rows, front to back, as an iterator.
+    type Rows: Iterator<Item = Self::Row>;
+
+    /// The rows as an iterator (a loop should call
+    /// [`for_each_row`](RowSlices::for_each_row)).
+    fn into_rows(self) -> Self::Rows;
+
+    /// Calls `f` with every row, front to back, from inside a function
+    /// that takes the slices as arguments of their own where it can: there
+    /// the compiler knows that no two of them overlap, so a loop that
+    /// writes one column and reads another keeps its values in registers
+    /// and can be vectorised. A loop over slices taken out of one struct
+    /// (`cols.pos.iter_mut().zip(cols.vel)`) cannot know it, and reloads
+    /// what it read after every write. A slice, a pair of slices and a
+    /// derived view's plain fields (and split fields of a literal length)
+    /// are passed so; the slices of a nested field's view are not.
+    #[inline(always)]
+    fn for_each_row(self, f: impl FnMut(Self::Row)) {
+        self.into_rows().for_each(f);
+    }
+
+    /// [`for_each_row`](RowSlices::for_each_row) with `keys` (one per
+    /// row) in step, the keys' slice an argument of its own too: what
+    /// [`RowRanges::for_each`] of an `(ids, columns)` pair calls.
+    #[inline(always)]
+    fn for_each_row_keyed<'k, K>(self, keys: &'k [K], f: impl FnMut((&'k K, Self::Row))) {
+        keys.iter().zip(self.into_rows()).for_each(f);
+    }
+}
+
+/// Calls `f` with every row of `slices`, front to back, through
+/// [`RowSlices::for_each_row`]: what the generated `for_each` of
+/// `FooColumns` and `FooColumnsMut` calls, and the way to write a hot loop
+/// over several columns.
+///
+/// ```
+/// let mut pos = vec![[0.0f32; 3]; 4];
+/// let vel = vec![[1.0f32, 2.0, 3.0]; 4];
+/// idtable::ranges::for_each((&mut pos[..], &vel[..]), |(p, v)| {
+///     for k in 0..3 {
+///         p[k] += v[k];
+///     }
+/// });
+/// assert_eq!(pos[3], [1.0, 2.0, 3.0]);
+/// ```
+#[inline(always)]
+pub fn for_each<S: RowSlices>(slices: S, f: impl FnMut(S::Row)) {
+    slices.for_each_row(f);
+}
+
+/// A view made of parts: a derived struct's column view is its fields'
+/// slices as nested pairs (`(a, (b, c))`), each row assembled from the
+/// pairs' rows (what its [`RowSlices::into_rows`] yields). `#[derive(SoaAllocator)]` implements it for `FooColumns`
+/// and `FooColumnsMut`, whose [`RowSlices::Rows`] are [`ViewRows`].
+///
+/// ```
+/// use idtable::ranges::{RowParts, RowSlices, ViewRows};
+/// use idtable::SoaAllocator;
+///
+/// #[derive(SoaAllocator)]
+/// pub struct P { pub x: f32, pub v: f32 }
+///
+/// let mut ps: PAllocator = (0..3).map(|i| P { x: 0.0, v: i as f32 }).collect();
+/// let (x, v): (&mut [f32], &mut [f32]) = ps.columns_mut().into_parts();
+/// x[2] = v[2];
+/// let rows: ViewRows<PColumns<'_>> = ps.columns().into_rows();
+/// assert_eq!(rows.map(|p| *p.x).collect::<Vec<_>>(), [0.0, 0.0, 2.0]);
+/// // The same rows, assembled by hand from the parts' rows:
+/// let parts = ps.columns().into_parts().into_rows();
+/// let rows = ViewRows::<PColumns<'_>>::new(parts);
+/// assert_eq!(rows.map(|p| *p.v).sum::<f32>(), 3.0);
+/// let row = PColumns::row_of_parts((&1.0, &2.0));
+/// assert_eq!((*row.x, *row.v), (1.0, 2.0));
+/// ```
+pub trait RowParts: RowSlices {
+    /// The view's slices, as nested pairs.
+    type Parts: RowSlices;
+
+    /// The view taken apart.
+    fn into_parts(self) -> Self::Parts;
+
+    /// The view's row of one row of its parts.
+    fn row_of_parts(parts: <Self::Parts as RowSlices>::Row) -> Self::Row;
+}
+
+/// The rows of a [`RowParts`] view: its parts' rows, each assembled into
+/// the view's row.
+///
+/// See [`RowParts`]'s example.
+pub struct ViewRows<V: RowParts>(<V::Parts as RowSlices>::Rows);
+
+impl<V: RowParts> ViewRows<V> {
+    /// The rows `parts` yields, each assembled into the view's row: see
+    /// [`RowParts`]'s example.
+    #[inline(always)]
+    pub fn new(parts: <V::Parts as RowSlices>::Rows) -> Self {
+        ViewRows(parts)
+    }
+}
+
+impl<V: RowParts> Iterator for ViewRows<V> {
+    type Item = V::Row;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<V::Row> {
+        self.0.next().map(V::row_of_parts)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, V::Row) -> B>(self, init: B, mut f: F) -> B {
+        self.0
+            .fold(init, move |acc, parts| f(acc, V::row_of_parts(parts)))
+    }
+}
+
+/// The rows of an array of [`RowSlices`] (a split field): one row of each
+/// element, as an array.
+///
+/// ```
+/// use idtable::ranges::RowSlices;
+///
+/// let (xs, ys) = ([1, 2], [10, 20]);
+/// let rows: Vec<[&i32; 2]> = [&xs[..], &ys[..]].into_rows().collect();
+/// assert_eq!(rows, [[&1, &10], [&2, &20]]);
+/// ```
+pub struct ArrayRows<I, const N: usize>([I; N]);
+
+impl<I: Iterator, const N: usize> Iterator for ArrayRows<I, N> {
+    type Item = [I::Item; N];
+
+    #[inline]
+    fn next(&mut self) -> Option<[I::Item; N]> {
+        let items = self.0.each_mut().map(Iterator::next);
+        if items.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(items.map(|item| match item {
+            Some(row) => row,
+            None => unreachable!("every element has a row"),
+        }))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.first().map_or((0, Some(0)), Iterator::size_hint)
+    }
 }
 
 impl<'a, T> RowSlices for &'a [T] {
@@ -112,6 +273,13 @@ impl<'a, T> RowSlices for &'a [T] {
     fn into_row(self, index: usize) -> &'a T {
         &self[index]
     }
+
+    type Rows = core::slice::Iter<'a, T>;
+
+    #[inline(always)]
+    fn into_rows(self) -> Self::Rows {
+        self.iter()
+    }
 }
 
 impl<'a, T> RowSlices for &'a mut [T] {
@@ -130,6 +298,13 @@ impl<'a, T> RowSlices for &'a mut [T] {
     #[inline(always)]
     fn into_row(self, index: usize) -> &'a mut T {
         &mut self[index]
+    }
+
+    type Rows = core::slice::IterMut<'a, T>;
+
+    #[inline(always)]
+    fn into_rows(self) -> Self::Rows {
+        self.iter_mut()
     }
 }
 
@@ -155,6 +330,13 @@ impl<S: RowSlices, const N: usize> RowSlices for [S; N] {
     #[inline(always)]
     fn into_row(self, index: usize) -> Self::Row {
         self.map(|s| s.into_row(index))
+    }
+
+    type Rows = ArrayRows<S::Rows, N>;
+
+    #[inline]
+    fn into_rows(self) -> Self::Rows {
+        ArrayRows(self.map(S::into_rows))
     }
 }
 
@@ -186,6 +368,26 @@ impl<A: RowSlices, B: RowSlices> RowSlices for (A, B) {
     fn into_row(self, index: usize) -> Self::Row {
         (self.0.into_row(index), self.1.into_row(index))
     }
+
+    type Rows = core::iter::Zip<A::Rows, B::Rows>;
+
+    #[inline(always)]
+    fn into_rows(self) -> Self::Rows {
+        self.0.into_rows().zip(self.1.into_rows())
+    }
+
+    /// The two halves as arguments of their own (two slices each one).
+    #[inline(always)]
+    fn for_each_row(self, f: impl FnMut(Self::Row)) {
+        pair_for_each(self.0, self.1, f);
+    }
+}
+
+/// The loop of a pair's [`RowSlices::for_each_row`], its halves passed as
+/// arguments.
+#[inline(always)]
+fn pair_for_each<A: RowSlices, B: RowSlices>(a: A, b: B, f: impl FnMut((A::Row, B::Row))) {
+    a.into_rows().zip(b.into_rows()).for_each(f);
 }
 
 /// Rows `..mid` and `mid..` of `slices`, with std's panic message: what the
@@ -438,6 +640,32 @@ pub trait RowRanges: RowSlices {
         row(self, index)
     }
 
+    /// Calls `f` with every row, `(&id, FooMut)`, front to back, the ids
+    /// and the columns passed as arguments of their own (see
+    /// [`RowSlices::for_each_row`]): the way to write a hot loop that needs
+    /// the ids.
+    ///
+    /// ```
+    /// use idtable::{RowRanges, SoaAllocator};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32, pub regen: i32 }
+    ///
+    /// let mut units: UnitAllocator = (0..4).map(|hp| Unit { hp, regen: 1 }).collect();
+    /// let mut full = Vec::new();
+    /// units.ids_and_columns_mut().for_each(|(id, unit)| {
+    ///     *unit.hp += *unit.regen;
+    ///     if *unit.hp >= 3 {
+    ///         full.push(*id);
+    ///     }
+    /// });
+    /// assert_eq!(full, units.ids()[2..]);
+    /// ```
+    #[inline(always)]
+    fn for_each(self, f: impl FnMut(Self::Row)) {
+        for_each(self, f);
+    }
+
     /// [`chunks_mut`](RowRanges::chunks_mut) as a rayon parallel iterator
     /// (feature `rayon`).
     ///
@@ -470,7 +698,13 @@ pub trait RowRanges: RowSlices {
     }
 }
 
-impl<K, C: RowSlices> RowRanges for (&[K], C) {}
+impl<K, C: RowSlices> RowRanges for (&[K], C) {
+    #[inline(always)]
+    fn for_each(self, f: impl FnMut(Self::Row)) {
+        let (keys, columns) = self;
+        columns.for_each_row_keyed(keys, f);
+    }
+}
 
 #[cfg(feature = "rayon")]
 pub use par::{par_chunks, ParChunks};

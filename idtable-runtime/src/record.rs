@@ -54,7 +54,7 @@ use crate::ranges::RowSlices;
 ///     fn reborrow_columns<'b, 'a: 'b>(c: &'b mut Self::ColumnsMut<'a>) -> Self::ColumnsMut<'b> { (&mut *c.0, &mut *c.1) }
 /// }
 ///
-/// let mut pairs = SoaStorage::<Pair, Id32_32>::default();
+/// let mut pairs = SoaStorage::<Id32_32, Pair>::default();
 /// let id = pairs.insert(Pair { n: 1, s: "one".into() }); // Pair::into_values
 /// *pairs.get_mut(id).unwrap().0 = 2;                      // Pair::make_mut
 /// assert_eq!(pairs.get(id), Some((&2, &"one".to_string()))); // Pair::make_ref
@@ -75,7 +75,7 @@ use crate::ranges::RowSlices;
 /// // Fields nest as a balanced tree of pairs: (pos, (vel, mass)).
 /// let _: fn(<Particle as Record>::Values) = |(_pos, (_vel, _mass))| {};
 ///
-/// let mut s = SoaStorage::<Particle, ParticleId>::default();
+/// let mut s = SoaStorage::<ParticleId, Particle>::default();
 /// let id = s.insert(Particle { pos: [1.0, 2.0], vel: [0.5, 0.0], mass: 3.0 }); // into_values
 /// let row: ParticleRef<'_> = s.get(id).unwrap();                              // make_ref
 /// assert_eq!(*row.mass, 3.0);
@@ -201,7 +201,7 @@ pub trait Record: Sized {
 ///     fn reborrow_columns<'b, 'a: 'b>(c: &'b mut &'a mut [u32]) -> &'b mut [u32] { c }
 /// }
 ///
-/// let mut hp = SoaStorage::<Hp, Id32_32>::default();
+/// let mut hp = SoaStorage::<Id32_32, Hp>::default();
 /// let id = hp.insert(Hp(10));
 /// assert_eq!(hp.get(id), Some(&10));
 /// ```
@@ -271,7 +271,7 @@ pub(crate) fn make_columns_mut<'a, T: Record + 'a>(
 /// pub struct Label<'t> { pub text: &'t str }
 ///
 /// let text = String::from("hello");
-/// let mut labels = SoaStorage::<Label<'_>, LabelId<'_>>::default();
+/// let mut labels = SoaStorage::<LabelId<'_>, Label<'_>>::default();
 /// let id = labels.insert(Label { text: &text });
 /// let mut marks: SoaMap<LabelId<'_>, Label<'_>> = SoaMap::new();
 /// marks.insert(id, Label { text: &text });

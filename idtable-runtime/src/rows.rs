@@ -7,7 +7,7 @@
 //!
 //! | container | index `X` | how a key comes to be |
 //! | --- | --- | --- |
-//! | [`SoaStorage<T, I>`](crate::SoaStorage) (every derived allocator) | [`IdTable<I>`](crate::IdTable) | issued by `insert` |
+//! | [`SoaStorage<I, T>`](crate::SoaStorage) (every derived allocator) | [`IdTable<I>`](crate::IdTable) | issued by `insert` |
 //! | [`SoaMap<K, T>`](crate::SoaMap) | [`SparseSet<K>`](crate::map::SparseSet) | another table's id, given to `insert` |
 //!
 //! Everything else — lookups, views, columns, iterators, `drain`, `retain`,
@@ -23,7 +23,7 @@
 //! #[derive(SoaAllocator, Debug, PartialEq)]
 //! pub struct Point { pub x: f32, pub y: f32 }
 //!
-//! let mut table = SoaStorage::<Point, PointId>::default();
+//! let mut table = SoaStorage::<PointId, Point>::default();
 //! let a = table.insert(Point { x: 1.0, y: 2.0 });
 //! let b = table.insert(Point { x: 3.0, y: 4.0 });
 //! let mut marks: SoaMap<PointId, Point> = SoaMap::new();
@@ -190,9 +190,9 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// assert_eq!((keys[2], columns.y[2]), (c, 7));
 ///
 /// // Iteration, retain, sorting.
-/// let it: Iter<'_, Point, PointId> = map.iter();
+/// let it: Iter<'_, PointId, Point> = map.iter();
 /// assert_eq!(it.map(|(_, p)| *p.y).collect::<Vec<_>>(), [1, 5, 7]);
-/// let it: IterMut<'_, Point, PointId> = map.iter_mut();
+/// let it: IterMut<'_, PointId, Point> = map.iter_mut();
 /// it.for_each(|(_, p)| *p.x *= 10);
 /// map.retain(|key, p: RowMut<'_, Point>| key != b || *p.y > 5);
 /// map.retain(|_, p| *RowMut::into_inner(p).x > 0); // the view itself
@@ -458,7 +458,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// `(key, FooRef)` for every row, in dense order.
     ///
     /// See [`Rows`]'s example.
-    pub fn iter(&self) -> Iter<'_, T, KeyOf<X>> {
+    pub fn iter(&self) -> Iter<'_, KeyOf<X>, T> {
         Iter {
             ids: self.index.keys().iter(),
             rows: self.columns.iter(),
@@ -468,7 +468,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// `(key, FooMut)` for every row, in dense order.
     ///
     /// See [`Rows`]'s example.
-    pub fn iter_mut(&mut self) -> IterMut<'_, T, KeyOf<X>> {
+    pub fn iter_mut(&mut self) -> IterMut<'_, KeyOf<X>, T> {
         IterMut {
             ids: self.index.keys().iter(),
             rows: self.columns.iter_mut(),
@@ -525,7 +525,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// #[derive(SoaAllocator, Debug, PartialEq)]
     /// pub struct Unit { pub hp: i32 }
     ///
-    /// let mut units = SoaStorage::<Unit, UnitId>::default();
+    /// let mut units = SoaStorage::<UnitId, Unit>::default();
     /// let ids: Vec<UnitId> = [5, 0, 7, 0, 3].map(|hp| units.insert(Unit { hp })).to_vec();
     /// let dead: idtable::rows::ExtractIf<'_, _, Unit, _> = units.extract_if(|_, unit| *unit.hp <= 0);
     /// let dead: Vec<(UnitId, Unit)> = dead.collect();
@@ -689,13 +689,13 @@ impl<'r, T: Record + 'r> DerefMut for RowMut<'r, T> {
 macro_rules! row_iter {
     ($(#[$doc:meta])* $name:ident, $rows:ident, $view:ident, $make:ident) => {
         $(#[$doc])*
-        pub struct $name<'a, T: Record + 'a, K> {
+        pub struct $name<'a, K, T: Record + 'a> {
             // Crate-visible for the parallel iterators, which split both alike.
             pub(crate) ids: slice::Iter<'a, K>,
             pub(crate) rows: columns::$rows<'a, T::Tree>,
         }
 
-        impl<'a, T: Record + 'a, K: Copy> Iterator for $name<'a, T, K> {
+        impl<'a, T: Record + 'a, K: Copy> Iterator for $name<'a, K, T> {
             type Item = (K, T::$view<'a>);
 
             #[inline]
@@ -710,7 +710,7 @@ macro_rules! row_iter {
             }
         }
 
-        impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for $name<'a, T, K> {
+        impl<'a, T: Record + 'a, K: Copy> DoubleEndedIterator for $name<'a, K, T> {
             #[inline]
             fn next_back(&mut self) -> Option<Self::Item> {
                 let id = *self.ids.next_back()?;
@@ -718,8 +718,8 @@ macro_rules! row_iter {
             }
         }
 
-        impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for $name<'a, T, K> {}
-        impl<'a, T: Record + 'a, K: Copy> FusedIterator for $name<'a, T, K> {}
+        impl<'a, T: Record + 'a, K: Copy> ExactSizeIterator for $name<'a, K, T> {}
+        impl<'a, T: Record + 'a, K: Copy> FusedIterator for $name<'a, K, T> {}
     };
 }
 
@@ -736,7 +736,7 @@ row_iter!(
     IterMut, IterMut, Mut, make_mut
 );
 
-impl<T: Record, K> Clone for Iter<'_, T, K> {
+impl<T: Record, K> Clone for Iter<'_, K, T> {
     fn clone(&self) -> Self {
         Iter {
             ids: self.ids.clone(),
@@ -840,7 +840,7 @@ impl<X: RowIndex, T: Record> IntoIter<X, T> {
 
 impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a Rows<X, T> {
     type Item = (KeyOf<X>, T::Ref<'a>);
-    type IntoIter = Iter<'a, T, KeyOf<X>>;
+    type IntoIter = Iter<'a, KeyOf<X>, T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
@@ -849,7 +849,7 @@ impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a Rows<X, T> {
 
 impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a mut Rows<X, T> {
     type Item = (KeyOf<X>, T::Mut<'a>);
-    type IntoIter = IterMut<'a, T, KeyOf<X>>;
+    type IntoIter = IterMut<'a, KeyOf<X>, T>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
@@ -1000,13 +1000,13 @@ macro_rules! rows_face {
 
             #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order.")]
             #[doc = $shown]
-            pub fn iter(&self) -> $crate::rows::Iter<'_, $record, $crate::rows::KeyOf<$index>> {
+            pub fn iter(&self) -> $crate::rows::Iter<'_, $crate::rows::KeyOf<$index>, $record> {
                 self.rows.iter()
             }
 
             #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order.")]
             #[doc = $shown]
-            pub fn iter_mut(&mut self) -> $crate::rows::IterMut<'_, $record, $crate::rows::KeyOf<$index>> {
+            pub fn iter_mut(&mut self) -> $crate::rows::IterMut<'_, $crate::rows::KeyOf<$index>, $record> {
                 self.rows.iter_mut()
             }
 
@@ -1074,7 +1074,7 @@ macro_rules! rows_face {
         #[cfg(feature = "rayon")]
         impl<$($gen)*> $face {
             #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter`](crate::rows::Rows::par_iter).")]
-            pub fn par_iter<'a>(&'a self) -> $crate::par::ParIter<'a, $record, $crate::rows::KeyOf<$index>>
+            pub fn par_iter<'a>(&'a self) -> $crate::par::ParIter<'a, $crate::rows::KeyOf<$index>, $record>
             where
                 $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
                 <$record as $crate::record::Record>::Values: ::core::marker::Sync,
@@ -1084,7 +1084,7 @@ macro_rules! rows_face {
             }
 
             #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter_mut`](crate::rows::Rows::par_iter_mut).")]
-            pub fn par_iter_mut<'a>(&'a mut self) -> $crate::par::ParIterMut<'a, $record, $crate::rows::KeyOf<$index>>
+            pub fn par_iter_mut<'a>(&'a mut self) -> $crate::par::ParIterMut<'a, $crate::rows::KeyOf<$index>, $record>
             where
                 $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
                 <$record as $crate::record::Record>::Values: ::core::marker::Send,
@@ -1123,7 +1123,7 @@ macro_rules! rows_face {
             $record: 'a,
         {
             type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Ref<'a>);
-            type IntoIter = $crate::rows::Iter<'a, $record, $crate::rows::KeyOf<$index>>;
+            type IntoIter = $crate::rows::Iter<'a, $crate::rows::KeyOf<$index>, $record>;
 
             fn into_iter(self) -> Self::IntoIter {
                 self.rows.iter()
@@ -1135,7 +1135,7 @@ macro_rules! rows_face {
             $record: 'a,
         {
             type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Mut<'a>);
-            type IntoIter = $crate::rows::IterMut<'a, $record, $crate::rows::KeyOf<$index>>;
+            type IntoIter = $crate::rows::IterMut<'a, $crate::rows::KeyOf<$index>, $record>;
 
             fn into_iter(self) -> Self::IntoIter {
                 self.rows.iter_mut()

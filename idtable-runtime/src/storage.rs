@@ -3,7 +3,7 @@
 //! `#[derive(SoaAllocator)]`.
 //!
 //! The derive implements [`Record`] for the user's struct and wraps a
-//! `SoaStorage<Foo, FooId>` in `FooAllocator`, whose methods forward here.
+//! `SoaStorage<FooId, Foo>` in `FooAllocator`, whose methods forward here.
 //! What a `SoaStorage` adds to [`Rows`] (which it dereferences to, like
 //! [`SoaMap`](crate::SoaMap)) is how ids are issued and retired: insert,
 //! remove, `contains`, the table's configuration.
@@ -24,10 +24,10 @@ pub use crate::rows::{Iter, IterMut};
 
 /// Draining iterator of a [`SoaStorage`] (and of a derived allocator);
 /// see [`Rows`]'s example.
-pub type Drain<'a, T, I> = crate::rows::Drain<'a, IdTable<I>, T>;
+pub type Drain<'a, I, T> = crate::rows::Drain<'a, IdTable<I>, T>;
 /// Owning iterator of a [`SoaStorage`] (and of a derived allocator); see
 /// [`Rows`]'s example.
-pub type IntoIter<T, I> = crate::rows::IntoIter<IdTable<I>, T>;
+pub type IntoIter<I, T> = crate::rows::IntoIter<IdTable<I>, T>;
 
 /// Why an insert failed, with the value given back.
 ///
@@ -140,7 +140,7 @@ impl<T> core::error::Error for InsertError<T> {}
 /// pub struct Point { pub x: f32, pub y: f32 }
 ///
 /// let mut allocator = PointAllocator::new();
-/// let mut storage = SoaStorage::<Point, PointId>::default();
+/// let mut storage = SoaStorage::<PointId, Point>::default();
 /// let a = allocator.insert(Point { x: 1.0, y: 2.0 });
 /// let b = storage.insert(Point { x: 1.0, y: 2.0 });
 /// assert_eq!(a, b); // same table logic, same ids
@@ -158,16 +158,16 @@ impl<T> core::error::Error for InsertError<T> {}
 /// // `min_free = 8`: fewer than 8 freed slots wait, so the next insert
 /// // takes a fresh slot.
 /// let config = TableConfig { min_free: 8, ..TableConfig::default() };
-/// let mut s = SoaStorage::<Point, PointId>::with_capacity_and_config(100, config);
+/// let mut s = SoaStorage::<PointId, Point>::with_capacity_and_config(100, config);
 /// assert!(s.capacity() >= 100);
 /// let c = s.insert(Point { x: 0.0, y: 0.0 });
 /// s.remove(c);
 /// assert_ne!(s.insert(Point { x: 1.0, y: 1.0 }).index(), c.index());
-/// let empty = SoaStorage::<Point, PointId>::with_config(config);
+/// let empty = SoaStorage::<PointId, Point>::with_config(config);
 /// assert!(empty.is_empty());
 ///
 /// // Every method of the rows engine, in a table's words.
-/// let mut t = SoaStorage::<Point, PointId>::default();
+/// let mut t = SoaStorage::<PointId, Point>::default();
 /// let [p, q, r] = [1.0, 2.0, 3.0].map(|x| t.insert(Point { x, y: x }));
 /// t.reserve(8);
 /// t.shrink_to_fit();
@@ -194,12 +194,12 @@ impl<T> core::error::Error for InsertError<T> {}
 /// t.clear();
 /// assert!(t.is_empty());
 /// ```
-pub struct SoaStorage<T: Record, I: Id> {
+pub struct SoaStorage<I: Id, T: Record> {
     pub(crate) rows: Rows<IdTable<I>, T>,
 }
 
 rows_face!(
-    [T: Record, I: Id] SoaStorage<T, I> => IdTable<I>, T;
+    [T: Record, I: Id] SoaStorage<I, T> => IdTable<I>, T;
     key: id, ids, ids_and_columns_mut;
     shown: "\n[`SoaStorage`] shows every method of a table."
 );
@@ -272,13 +272,13 @@ impl<I: Id> sealed::Index for IdTable<I> {
 
 /// Prints `{id: row, …}` in dense order; needs `T: Debug` (what the
 /// struct's crate chose to show) and its rows' `Debug` ([`DebugRow`]).
-impl<T: Record + fmt::Debug + DebugRow, I: Id> fmt::Debug for SoaStorage<T, I> {
+impl<T: Record + fmt::Debug + DebugRow, I: Id> fmt::Debug for SoaStorage<I, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.rows.fmt(f)
     }
 }
 
-impl<T: Record, I: Id> Default for SoaStorage<T, I> {
+impl<T: Record, I: Id> Default for SoaStorage<I, T> {
     fn default() -> Self {
         Self::with_config(TableConfig::default())
     }
@@ -286,7 +286,7 @@ impl<T: Record, I: Id> Default for SoaStorage<T, I> {
 
 /// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
 /// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
-impl<T: Record + Clone, I: Id> Clone for SoaStorage<T, I>
+impl<T: Record + Clone, I: Id> Clone for SoaStorage<I, T>
 where
     T::Tree: CloneColumns,
 {
@@ -307,7 +307,7 @@ fn table_full_panic<T>(value: T, full: TableFull) -> ! {
     panic!("{full}")
 }
 
-impl<T: Record, I: Id> SoaStorage<T, I> {
+impl<T: Record, I: Id> SoaStorage<I, T> {
     crate::sync::const_fn! {
         /// An empty storage whose table uses `config`.
         ///
@@ -346,7 +346,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// struct Point { x: f32, y: f32 }
     ///
     /// // With an id layout of one usable index, the second insert fails:
-    /// let mut tiny = SoaStorage::<Point, Id32<1>>::default();
+    /// let mut tiny = SoaStorage::<Id32<1>, Point>::default();
     /// tiny.insert(Point { x: 0.0, y: 0.0 });
     /// let err = tiny.try_insert(Point { x: 2.0, y: 0.0 }).unwrap_err();
     /// assert_eq!(err.into_inner().x, 2.0);
@@ -451,7 +451,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// #[derive(SoaAllocator)]
     /// struct Node { parent: Option<NodeId>, depth: u32 }
     ///
-    /// let mut s = SoaStorage::<Node, NodeId>::default();
+    /// let mut s = SoaStorage::<NodeId, Node>::default();
     /// // A root is its own parent here, so it needs its id before it exists.
     /// let root = s.insert_with_id(|id| Node { parent: Some(id), depth: 0 });
     /// assert_eq!(*s.get(root).unwrap().parent, Some(root));
@@ -525,7 +525,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// #[derive(SoaAllocator, Debug, PartialEq)]
     /// struct Shot { speed: f32 }
     ///
-    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let mut shots = SoaStorage::<ShotId, Shot>::default();
     /// let id = shots.reserve_id(); // from a shared borrow
     /// assert!(shots.get(id).is_none());
     /// shots.insert_reserved(id, Shot { speed: 3.0 }).unwrap();
@@ -559,7 +559,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// #[derive(SoaAllocator)]
     /// struct Shot { speed: f32 }
     ///
-    /// let mut shots = SoaStorage::<Shot, ShotId>::default();
+    /// let mut shots = SoaStorage::<ShotId, Shot>::default();
     /// let id = shots.reserve_id();
     /// assert_eq!(shots.reserved_len(), 1);
     /// assert!(shots.release_reserved(id));
@@ -622,7 +622,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     /// let storage = SoaStorage::from_table_and_rows(table.clone(), rows).ok().expect("2 rows");
     /// assert_eq!(*storage.get(b).unwrap().text, "b");
     ///
-    /// let err = SoaStorage::<Name, NameId>::from_table_and_rows(table, []).err().expect("0 rows");
+    /// let err = SoaStorage::<NameId, Name>::from_table_and_rows(table, []).err().expect("0 rows");
     /// assert_eq!(err.to_string(), "0 rows given, but the table has 2 live ids");
     /// # let _ = a;
     /// ```
@@ -652,7 +652,7 @@ impl<T: Record, I: Id> SoaStorage<T, I> {
     }
 }
 
-impl<T: Record, I: Id> Extend<T> for SoaStorage<T, I> {
+impl<T: Record, I: Id> Extend<T> for SoaStorage<I, T> {
     fn extend<It: IntoIterator<Item = T>>(&mut self, iter: It) {
         let iter = iter.into_iter();
         self.reserve(iter.size_hint().0);
@@ -666,7 +666,7 @@ impl<T: Record, I: Id> Extend<T> for SoaStorage<T, I> {
     }
 }
 
-impl<T: Record, I: Id> FromIterator<T> for SoaStorage<T, I> {
+impl<T: Record, I: Id> FromIterator<T> for SoaStorage<I, T> {
     fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
         let mut s = Self::default();
         s.extend(iter);

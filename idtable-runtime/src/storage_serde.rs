@@ -22,7 +22,7 @@
 //! #[soa(serde)]
 //! pub struct Point { pub x: f32, pub y: f32 }
 //!
-//! let mut points = SoaStorage::<Point, PointId>::default();
+//! let mut points = SoaStorage::<PointId, Point>::default();
 //! points.insert(Point { x: 1.0, y: 2.0 });
 //! let text = serde_json::to_string(&points).unwrap();
 //! assert_eq!(text, r#"{"table":{"slots":[1],"dense":[0],"free":[]},"columns":{"x":[1.0],"y":[2.0]}}"#);
@@ -36,7 +36,7 @@
 //! #[derive(SoaAllocator)]
 //! pub struct Secret { key: u64 } // no #[soa(serde)]
 //!
-//! let secrets = SoaStorage::<Secret, SecretId>::default();
+//! let secrets = SoaStorage::<SecretId, Secret>::default();
 //! // error: `Secret` is not saved or loaded: its struct has no `#[soa(serde)]`
 //! let _ = serde_json::to_string(&secrets);
 //! ```
@@ -680,7 +680,7 @@ impl SavedNames {
 pub trait SaveStorage<I: Id>: Record {
     /// [`SoaStorage::serialize_named`].
     fn save<S: Serializer>(
-        storage: &SoaStorage<Self, I>,
+        storage: &SoaStorage<I, Self>,
         serializer: S,
         names: SavedNames,
     ) -> Result<S::Ok, S::Error>;
@@ -689,7 +689,7 @@ pub trait SaveStorage<I: Id>: Record {
         deserializer: D,
         config: TableConfig,
         names: SavedNames,
-    ) -> Result<SoaStorage<Self, I>, D::Error>;
+    ) -> Result<SoaStorage<I, Self>, D::Error>;
 }
 
 impl<T: SavedRecord, I: Id> SaveStorage<I> for T
@@ -697,7 +697,7 @@ where
     T::Tree: SerdeColumns,
 {
     fn save<S: Serializer>(
-        storage: &SoaStorage<T, I>,
+        storage: &SoaStorage<I, T>,
         serializer: S,
         names: SavedNames,
     ) -> Result<S::Ok, S::Error> {
@@ -707,14 +707,14 @@ where
         deserializer: D,
         config: TableConfig,
         names: SavedNames,
-    ) -> Result<SoaStorage<T, I>, D::Error> {
+    ) -> Result<SoaStorage<I, T>, D::Error> {
         SoaStorage::deserialize_named(deserializer, config, names)
     }
 }
 
 const OUTER_FIELDS: &[&str] = &["table", "columns"];
 
-impl<T: SavedRecord, I: Id> SoaStorage<T, I>
+impl<T: SavedRecord, I: Id> SoaStorage<I, T>
 where
     T::Tree: SerdeColumns,
 {
@@ -733,7 +733,7 @@ where
     /// #[soa(serde)]
     /// pub struct Point { pub x: f32, pub y: f32 }
     ///
-    /// let mut s = SoaStorage::<Point, PointId>::default();
+    /// let mut s = SoaStorage::<PointId, Point>::default();
     /// s.insert(Point { x: 1.0, y: 2.0 });
     /// let names = SavedNames { storage: "Points", columns: "PointColumns" };
     /// let json = s.serialize_named(serde_json::value::Serializer, names).unwrap();
@@ -776,7 +776,7 @@ where
     ///     "table": { "slots": [1], "dense": [0], "free": [] },
     ///     "columns": { "x": [1.0], "y": [2.0] },
     /// });
-    /// let s = SoaStorage::<Point, PointId>::deserialize_named(
+    /// let s = SoaStorage::<PointId, Point>::deserialize_named(
     ///     json.clone(),
     ///     TableConfig::default(),
     ///     SavedNames::STORAGE,
@@ -786,7 +786,7 @@ where
     ///
     /// let mut short = json;
     /// short["columns"]["y"] = serde_json::json!([]);
-    /// let err = SoaStorage::<Point, PointId>::deserialize_named(
+    /// let err = SoaStorage::<PointId, Point>::deserialize_named(
     ///     short,
     ///     TableConfig::default(),
     ///     SavedNames::STORAGE,
@@ -817,7 +817,7 @@ where
 }
 
 /// Saves with [`SavedNames::STORAGE`].
-impl<T: SavedRecord, I: Id> Serialize for SoaStorage<T, I>
+impl<T: SavedRecord, I: Id> Serialize for SoaStorage<I, T>
 where
     T::Tree: SerdeColumns,
 {
@@ -827,7 +827,7 @@ where
 }
 
 /// Loads with the default [`TableConfig`] and [`SavedNames::STORAGE`].
-impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<T, I>
+impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<I, T>
 where
     T::Tree: SerdeColumns,
 {
@@ -905,7 +905,7 @@ where
         &self,
         table: IdTableParts,
         columns: <T::Tree as SerdeColumns>::Loaded,
-    ) -> Result<SoaStorage<T, I>, E> {
+    ) -> Result<SoaStorage<I, T>, E> {
         let table = IdTable::<I>::from_parts(&table, self.config).map_err(E::custom)?;
         let mut lengths = Vec::with_capacity(self.fields.len());
         <T::Tree as SerdeColumns>::lengths(&columns, &mut lengths);
@@ -925,7 +925,7 @@ impl<'de, T: Record, I: Id> Visitor<'de> for StorageVisitor<T, I>
 where
     T::Tree: SerdeColumns,
 {
-    type Value = SoaStorage<T, I>;
+    type Value = SoaStorage<I, T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "struct {}", self.names.storage)

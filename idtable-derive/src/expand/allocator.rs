@@ -1,4 +1,4 @@
-//! `FooAllocator`: a `SoaStorage<Foo, FooId>` with the allocator's API.
+//! `FooAllocator`: a `SoaStorage<FooId, Foo>` with the allocator's API.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -27,7 +27,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let key_param = &names.key_param;
     let count_param = &names.count_param;
     let pred_param = &names.pred_param;
-    let storage = quote!(#krate::SoaStorage<#record_ty, #id>);
+    let storage = quote!(#krate::SoaStorage<#id, #record_ty>);
     let anon = quote!('_);
     let lt_tokens = quote!(#lt);
     let ref_anon = ctx.view_ty(refs, &anon);
@@ -272,19 +272,19 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
             /// `(id, references)` for every object, in dense order.
             #[inline]
-            pub fn iter(&self) -> #iters::Iter<'_, #record_ty, #id> {
+            pub fn iter(&self) -> #iters::Iter<'_, #id, #record_ty> {
                 self.storage.iter()
             }
 
             /// `(id, mutable references)` for every object, in dense order.
             #[inline]
-            pub fn iter_mut(&mut self) -> #iters::IterMut<'_, #record_ty, #id> {
+            pub fn iter_mut(&mut self) -> #iters::IterMut<'_, #id, #record_ty> {
                 self.storage.iter_mut()
             }
 
             /// Removes every object, yielding `(id, value)`, last row first.
             #[inline]
-            pub fn drain(&mut self) -> #iters::Drain<'_, #record_ty, #id> {
+            pub fn drain(&mut self) -> #iters::Drain<'_, #id, #record_ty> {
                 self.storage.drain()
             }
 
@@ -408,7 +408,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::core::iter::IntoIterator for #allocator #ty_generics #where_clause {
             type Item = (#id, #record_ty);
-            type IntoIter = #iters::IntoIter<#record_ty, #id>;
+            type IntoIter = #iters::IntoIter<#id, #record_ty>;
             #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 ::core::iter::IntoIterator::into_iter(self.storage)
@@ -418,7 +418,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #[automatically_derived]
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt #allocator #ty_generics #where_clause {
             type Item = (#id, #ref_lt);
-            type IntoIter = #iters::Iter<#lt, #record_ty, #id>;
+            type IntoIter = #iters::Iter<#lt, #id, #record_ty>;
             #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter()
@@ -428,7 +428,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
         #[automatically_derived]
         impl #lt_impl_generics ::core::iter::IntoIterator for &#lt mut #allocator #ty_generics #where_clause {
             type Item = (#id, #mut_lt);
-            type IntoIter = #iters::IterMut<#lt, #record_ty, #id>;
+            type IntoIter = #iters::IterMut<#lt, #id, #record_ty>;
             #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.storage.iter_mut()

@@ -72,7 +72,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             impl #impl_generics #allocator #ty_generics #where_clause {
                 #[doc = #doc_par_iter]
                 #[inline]
-                pub fn par_iter(&self) -> #par::ParIter<'_, #record_ty, #id>
+                pub fn par_iter(&self) -> #par::ParIter<'_, #id, #record_ty>
                 where
                     #sync_bounds
                 {
@@ -81,7 +81,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
                 #[doc = #doc_par_iter_mut]
                 #[inline]
-                pub fn par_iter_mut(&mut self) -> #par::ParIterMut<'_, #record_ty, #id>
+                pub fn par_iter_mut(&mut self) -> #par::ParIterMut<'_, #id, #record_ty>
                 where
                     #send_bounds
                 {
@@ -92,7 +92,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             #[automatically_derived]
             impl #lt_impl_generics #into_par for &#lt #allocator #ty_generics #where_sync {
                 type Item = (#id, #ref_lt);
-                type Iter = #par::ParIter<#lt, #record_ty, #id>;
+                type Iter = #par::ParIter<#lt, #id, #record_ty>;
                 fn into_par_iter(self) -> Self::Iter {
                     self.storage.par_iter()
                 }
@@ -101,7 +101,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             #[automatically_derived]
             impl #lt_impl_generics #into_par for &#lt mut #allocator #ty_generics #where_send {
                 type Item = (#id, #mut_lt);
-                type Iter = #par::ParIterMut<#lt, #record_ty, #id>;
+                type Iter = #par::ParIterMut<#lt, #id, #record_ty>;
                 fn into_par_iter(self) -> Self::Iter {
                     self.storage.par_iter_mut()
                 }

@@ -478,6 +478,25 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
     let row_ty = ctx.view_ty(row, &quote!(#lt));
     let fields = view_fields(ctx);
     let len_field = length_field(ctx);
+    // The view's fields as nested pairs, `(a, (b, c))`: its `RowParts`.
+    let kind_of = match kind {
+        ViewKind::Columns => ViewKind::Columns,
+        _ => ViewKind::ColumnsMut,
+    };
+    let mut field_tys: Vec<TokenStream> = ctx
+        .input
+        .fields
+        .iter()
+        .map(|f| ctx.view_field_ty(f, kind_of, lt))
+        .collect();
+    if ctx.rows_column() {
+        field_tys.push(kind_of.wrap(lt, &quote!(())));
+    }
+    let parts_ty = nest_right(&field_tys);
+    let parts_value = nest_right(&fields.iter().map(|f| quote!(self.#f)).collect::<Vec<_>>());
+    let parts_pattern = nest_right(&fields.iter().map(|f| quote!(#f)).collect::<Vec<_>>());
+    let [for_each_row, for_each_row_keyed, loops] =
+        row_loops(ctx, kind_of, &fields, &field_tys, &row_ty);
     let left: Vec<Ident> = (0..fields.len())
         .map(|i| Ident::new(&format!("__soa_l{i}"), Span::call_site()))
         .collect();
@@ -504,8 +523,182 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
             fn into_row(self, index: usize) -> Self::Row {
                 #row { #(#fields: #ranges::RowSlices::into_row(self.#fields, index),)* }
             }
+
+            type Rows = #ranges::ViewRows<Self>;
+
+            #[inline(always)]
+            fn into_rows(self) -> Self::Rows {
+                #ranges::ViewRows::new(#ranges::RowSlices::into_rows(
+                    #ranges::RowParts::into_parts(self),
+                ))
+            }
+
+            #for_each_row
+            #for_each_row_keyed
         }
 
+        #[automatically_derived]
+        impl #impl_generics #self_ty #where_clause {
+            #loops
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #ranges::RowParts for #self_ty #where_clause {
+            type Parts = #parts_ty;
+
+            #[inline(always)]
+            fn into_parts(self) -> Self::Parts {
+                #parts_value
+            }
+
+            #[inline(always)]
+            fn row_of_parts(
+                #parts_pattern: <Self::Parts as #ranges::RowSlices>::Row,
+            ) -> Self::Row {
+                #row { #(#fields,)* }
+            }
+        }
+    }
+}
+
+/// `for_each_row` and `for_each_row_keyed` of a view (`kind` `Columns` or
+/// `ColumnsMut`, fields `fields` of types `tys`, rows `row_ty`), and the
+/// two loop functions they call (for the view's inherent impl), whose
+/// arguments are the view's slices, one each (a split field of a literal
+/// length as that many), so that the loop knows that no two overlap.
+fn row_loops(
+    ctx: &Ctx,
+    kind: ViewKind,
+    fields: &[Ident],
+    tys: &[TokenStream],
+    row_ty: &TokenStream,
+) -> [TokenStream; 3] {
+    let krate = &ctx.krate;
+    let ranges = quote!(#krate::ranges);
+    let lt = &ctx.names.lifetime;
+    let row = match kind {
+        ViewKind::Columns => &ctx.names.refs,
+        _ => &ctx.names.muts,
+    };
+    // Per field: its arguments (name, type), how they are taken out of
+    // `self`, the rows iterator made of them, and the row's value from the
+    // iterator's item bound to `item`.
+    let mut params = Vec::new();
+    let mut unpack = Vec::new();
+    let mut iters = Vec::new();
+    let mut items = Vec::new();
+    let mut values = Vec::new();
+    for (i, (field, ty)) in fields.iter().zip(tys).enumerate() {
+        let item = Ident::new(&format!("__soa_i{i}"), Span::call_site());
+        let split = ctx.input.fields.get(i).and_then(|f| match f.shape {
+            crate::ast::Shape::Split { elem, len } => {
+                super::literal_len(len).map(|n| (elem, n as usize))
+            }
+            _ => None,
+        });
+        match split {
+            Some((elem, n)) if n > 0 => {
+                let one = kind.wrap(lt, &quote!(#elem));
+                let names: Vec<Ident> = (0..n)
+                    .map(|k| Ident::new(&format!("__soa_a{i}_{k}"), Span::call_site()))
+                    .collect();
+                params.extend(names.iter().map(|a| quote!(#a: #one)));
+                unpack.push(quote!(let [#(#names),*] = self.#field;));
+                iters.push(quote!(#ranges::RowSlices::into_rows([#(#names),*])));
+            }
+            _ => {
+                let arg = Ident::new(&format!("__soa_a{i}"), Span::call_site());
+                params.push(quote!(#arg: #ty));
+                unpack.push(quote!(let #arg = self.#field;));
+                iters.push(quote!(#ranges::RowSlices::into_rows(#arg)));
+            }
+        }
+        values.push(quote!(#field: #item));
+        items.push(quote!(#item));
+    }
+    let args: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let name = p.clone().into_iter().next().expect("a parameter's name");
+            quote!(#name)
+        })
+        .collect();
+    let zipped = nest_zip(&iters);
+    let pattern = nest_right(&items);
+    let make_row = quote!(#row { #(#values,)* });
+    [
+        // The loops run in functions of their own, never inlined, whose
+        // arguments are the slices: inlined (or in a closure), the compiler
+        // may lose what the arguments told it, depending on how it splits
+        // the crate into codegen units. One call per loop, not per row.
+        quote! {
+            #[inline(always)]
+            fn for_each_row(self, mut f: impl ::core::ops::FnMut(Self::Row)) {
+                #(#unpack)*
+                Self::__soa_rows_loop(#(#args,)* &mut f);
+            }
+        },
+        quote! {
+            #[inline(always)]
+            fn for_each_row_keyed<'__soa_k, __SoaK>(
+                self,
+                keys: &'__soa_k [__SoaK],
+                mut f: impl ::core::ops::FnMut((&'__soa_k __SoaK, Self::Row)),
+            ) {
+                #(#unpack)*
+                Self::__soa_rows_loop_keyed(keys, #(#args,)* &mut f);
+            }
+        },
+        quote! {
+            #[doc(hidden)]
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn __soa_rows_loop<__SoaF: ::core::ops::FnMut(#row_ty)>(
+                #(#params,)*
+                f: &mut __SoaF,
+            ) {
+                ::core::iter::Iterator::for_each(#zipped, |#pattern| f(#make_row));
+            }
+
+            #[doc(hidden)]
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn __soa_rows_loop_keyed<'__soa_k, __SoaK, __SoaF: ::core::ops::FnMut((&'__soa_k __SoaK, #row_ty))>(
+                keys: &'__soa_k [__SoaK],
+                #(#params,)*
+                f: &mut __SoaF,
+            ) {
+                ::core::iter::Iterator::for_each(
+                    ::core::iter::Iterator::zip(keys.iter(), #zipped),
+                    |(key, #pattern)| f((key, #make_row)),
+                );
+            }
+        },
+    ]
+}
+
+/// Iterators zipped as pairs from the right, as `nest_right` nests their
+/// items.
+fn nest_zip(iters: &[TokenStream]) -> TokenStream {
+    match iters {
+        [] => quote!(::core::iter::empty::<()>()),
+        [one] => one.clone(),
+        [first, rest @ ..] => {
+            let rest = nest_zip(rest);
+            quote!(::core::iter::Iterator::zip(#first, #rest))
+        }
+    }
+}
+
+/// `items` nested as pairs from the right: `a`, `(a, b)`, `(a, (b, c))`.
+fn nest_right(items: &[TokenStream]) -> TokenStream {
+    match items {
+        [] => quote!(()),
+        [one] => one.clone(),
+        [first, rest @ ..] => {
+            let rest = nest_right(rest);
+            quote!((#first, #rest))
+        }
     }
 }
 
@@ -600,6 +793,14 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
             pub fn row(self, index: usize) -> #ref_lt {
                 #ranges::row(self, index)
             }
+
+            /// Calls `f` with every row, front to back, each column passed
+            /// as an argument of its own (see `idtable::ranges::RowSlices::with_rows`):
+            /// the way to write a hot loop over several columns.
+            #[inline(always)]
+            pub fn for_each(self, f: impl ::core::ops::FnMut(#ref_lt)) {
+                #ranges::for_each(self, f)
+            }
         }
 
         #[automatically_derived]
@@ -645,6 +846,15 @@ fn range_methods(ctx: &Ctx) -> TokenStream {
             #[track_caller]
             pub fn row_mut(self, index: usize) -> #mut_lt {
                 #ranges::row(self, index)
+            }
+
+            /// Calls `f` with every row mutably, front to back, each column
+            /// passed as an argument of its own (see
+            /// `idtable::ranges::RowSlices::with_rows`): the way to write a
+            /// hot loop that writes some columns and reads others.
+            #[inline(always)]
+            pub fn for_each(self, f: impl ::core::ops::FnMut(#mut_lt)) {
+                #ranges::for_each(self, f)
             }
 
             /// The same columns for as long as `self` is borrowed: keeps

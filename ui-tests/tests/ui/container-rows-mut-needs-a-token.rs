@@ -13,7 +13,7 @@ pub struct Unit {
 
 fn main() {
     let mut units = UnitAllocator::new();
-    let mut wrapping = SoaStorage::<Unit, UnitId>::with_config(TableConfig {
+    let mut wrapping = SoaStorage::<UnitId, Unit>::with_config(TableConfig {
         min_free: 0,
         on_exhausted: OnExhausted::Wrap,
     });

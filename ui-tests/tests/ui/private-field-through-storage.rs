@@ -17,7 +17,7 @@ mod checked {
 }
 
 fn main() {
-    let mut storage = SoaStorage::<checked::Small, checked::SmallId>::default();
+    let mut storage = SoaStorage::<checked::SmallId, checked::Small>::default();
     let id = storage.insert(checked::Small::new(1).unwrap());
     let _ = storage.column_buffer();
     let _: &[usize] = storage.columns().i;

@@ -9,8 +9,8 @@ pub struct Unit {
 }
 
 fn main() {
-    let mut retiring = SoaStorage::<Unit, UnitId>::default();
-    let mut wrapping = SoaStorage::<Unit, UnitId>::with_config(TableConfig {
+    let mut retiring = SoaStorage::<UnitId, Unit>::default();
+    let mut wrapping = SoaStorage::<UnitId, Unit>::with_config(TableConfig {
         min_free: 0,
         on_exhausted: OnExhausted::Wrap,
     });
