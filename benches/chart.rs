@@ -1,61 +1,101 @@
-//! Draws the chart that opens BENCHMARKS.md and the README: per workload and
-//! N, idtable's median time over the fastest peer's (lower is better), on a
-//! log axis with a line at 1.0, and the hand-written floor of each workload
-//! as a marker.
+//! Draws one of the charts that open BENCHMARKS.md (and that the README
+//! shows): for one family of peers, idtable's median time over each peer's
+//! median, per workload, as bars from 1.0 on a log axis. A bar left of the
+//! line at 1.0 (green) is a workload where idtable is faster than that peer,
+//! a bar right of it (red) one where it is slower; each bar is labelled with
+//! its ratio and the peer's name.
 //!
-//! Input: the CSV that `benches/report.py` writes from criterion's results
-//! (`benches/chart.csv`, one row per workload and N that the run measured);
-//! output: an SVG. Both paths are arguments:
+//! Input: a family's CSV that `benches/report.py` writes from criterion's
+//! results (`benches/chart-slot-maps.csv`, `chart-soa.csv`, `chart-ecs.csv`,
+//! `chart-data.csv`), one row per workload and peer:
+//!
+//! ```text
+//! family,section,workload,n,idtable,idtable_ns,peer,peer_ns,ratio,per,measured_utc
+//! ```
+//!
+//! Rows with the same `section` are drawn under one heading, rows with the
+//! same `workload` and `n` as one group of bars, all in the CSV's order; the
+//! title names the `family`. Output: an SVG. Both paths are arguments:
 //!
 //! ```sh
 //! cargo run --profile bench --manifest-path benches/Cargo.toml --features chart --bin chart -- \
-//!     benches/chart.csv benches/chart.svg
+//!     benches/chart-slot-maps.csv benches/chart-slot-maps.svg
 //! ```
 //!
-//! `python3 benches/report.py` (and `--run`) runs this after writing the CSV.
+//! `python3 benches/report.py` (and `--run`) runs this for every family
+//! after writing the CSVs.
 
 use std::error::Error;
 use std::fs;
 use std::ops::Range;
 
-use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One bar: a row of the CSV.
 struct Bar {
+    family: String,
+    section: String,
     workload: String,
     n: String,
-    idtable: String,
-    best_peer: String,
+    peer: String,
     ratio: f64,
-    floor: String,
-    floor_ratio: Option<f64>,
     measured: String,
+}
+
+impl Bar {
+    /// The label of the bar's group on the left axis.
+    fn group(&self) -> String {
+        if self.n.is_empty() {
+            self.workload.clone()
+        } else {
+            format!("{} {}", self.workload, self.n)
+        }
+    }
+}
+
+/// The cells of one CSV line: split at commas outside double quotes; a
+/// quoted cell's quotes removed and its doubled quotes made single (what
+/// Python's `csv` module writes).
+fn cells(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
 }
 
 fn read_csv(text: &str) -> Result<Vec<Bar>, Box<dyn Error>> {
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
+    let header = cells(lines.next().ok_or("empty CSV")?);
     let col = |name: &str| {
         header
             .iter()
             .position(|h| *h == name)
             .ok_or_else(|| format!("the CSV has no column `{name}`"))
     };
-    let (workload, n, idtable, best_peer, ratio, floor, floor_ratio, measured) = (
+    let (family, section, workload, n, peer, ratio, measured) = (
+        col("family")?,
+        col("section")?,
         col("workload")?,
         col("n")?,
-        col("idtable")?,
-        col("best_peer")?,
+        col("peer")?,
         col("ratio")?,
-        col("floor")?,
-        col("floor_ratio")?,
         col("measured_utc")?,
     );
     let mut bars = Vec::new();
     for line in lines {
-        let cells: Vec<&str> = line.split(',').collect();
+        let cells = cells(line);
         if cells.len() != header.len() {
             return Err(format!(
                 "{} cells where the header has {}: {line}",
@@ -64,43 +104,24 @@ fn read_csv(text: &str) -> Result<Vec<Bar>, Box<dyn Error>> {
             )
             .into());
         }
+        let ratio: f64 = cells[ratio].parse()?;
+        if !(ratio.is_finite() && ratio > 0.0) {
+            return Err(format!("a ratio must be positive: {line}").into());
+        }
         bars.push(Bar {
-            workload: cells[workload].to_string(),
-            n: cells[n].to_string(),
-            idtable: cells[idtable].to_string(),
-            best_peer: cells[best_peer].to_string(),
-            ratio: cells[ratio].parse()?,
-            floor: cells[floor].to_string(),
-            floor_ratio: match cells[floor_ratio] {
-                "" => None,
-                x => Some(x.parse()?),
-            },
-            measured: cells[measured].to_string(),
+            family: cells[family].clone(),
+            section: cells[section].clone(),
+            workload: cells[workload].clone(),
+            n: cells[n].clone(),
+            peer: cells[peer].clone(),
+            ratio,
+            measured: cells[measured].clone(),
         });
     }
     if bars.is_empty() {
         return Err("the CSV has no rows".into());
     }
     Ok(bars)
-}
-
-/// The log axis: every ratio and floor with room for the labels beside the
-/// bars, 1.0 included.
-fn axis(bars: &[Bar]) -> Range<f64> {
-    let all = bars
-        .iter()
-        .flat_map(|b| [Some(b.ratio), b.floor_ratio])
-        .flatten();
-    let (lo, hi) = all.fold((1.0f64, 1.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
-    lo / 3.0..hi * 3.0
-}
-
-/// The ticks of the log axis: the powers of two within it.
-fn powers_of_two(x: Range<f64>) -> Vec<f64> {
-    (-12..=12)
-        .map(|k| 2f64.powi(k))
-        .filter(|t| x.contains(t))
-        .collect()
 }
 
 /// "2026-11-25 22:40–22:51 UTC", from the rows' dates (minutes, UTC).
@@ -113,151 +134,257 @@ fn span(bars: &[Bar]) -> String {
     }
 }
 
-/// The floors named in the rows, each once, in the order they come.
-fn floors(bars: &[Bar]) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for b in bars {
-        if !out.contains(&b.floor.as_str()) {
-            out.push(&b.floor);
-        }
+/// "0.52×", "0.031×", "1.4×", "36×": two significant digits, three below 0.1.
+fn ratio_text(r: f64) -> String {
+    if r < 0.1 {
+        format!("{r:.3}×")
+    } else if r < 10.0 {
+        format!("{r:.2}×")
+    } else {
+        format!("{r:.0}×")
     }
-    out
+}
+
+/// Where everything goes, top to bottom, in rows of one bar's height
+/// (0 at the top; the chart's y axis runs the other way).
+enum Line {
+    /// A section's heading.
+    Heading(String),
+    /// A faint line between two groups of bars of one section.
+    Separator,
+    /// One bar: its index in the CSV.
+    Bar(usize),
+}
+
+/// Heights, in bars: a heading, and the gap before a group of bars.
+const HEADING: f64 = 1.7;
+const GAP: f64 = 0.6;
+
+/// The rows laid out: (line, its top), the groups' (label, centre), the
+/// height.
+type Layout = (Vec<(Line, f64)>, Vec<(String, f64)>, f64);
+
+fn layout(bars: &[Bar]) -> Layout {
+    let (mut lines, mut groups) = (Vec::new(), Vec::new());
+    let mut y = 0.0;
+    for (i, b) in bars.iter().enumerate() {
+        let new_section = i == 0 || bars[i - 1].section != b.section;
+        if new_section && !b.section.is_empty() {
+            lines.push((Line::Heading(b.section.clone()), y));
+            y += HEADING;
+        }
+        if new_section || bars[i - 1].group() != b.group() {
+            if !new_section {
+                lines.push((Line::Separator, y + GAP / 2.0));
+            }
+            if !new_section || b.section.is_empty() {
+                y += GAP;
+            }
+            let count = bars[i..]
+                .iter()
+                .take_while(|c| c.section == b.section && c.group() == b.group())
+                .count();
+            groups.push((b.group(), y + count as f64 / 2.0));
+        }
+        lines.push((Line::Bar(i), y));
+        y += 1.0;
+    }
+    (lines, groups, y + GAP)
+}
+
+/// The log axis: every ratio, 1.0, and room beyond each bar's free end for
+/// its label, the plot being `plot` pixels wide. A label's width is
+/// estimated from its length (`CHAR` pixels a character). The room a label
+/// needs on the log axis depends on the axis' span, so the ends are found
+/// by fixed-point iteration, from the ratios alone to the ends that leave
+/// every label its room.
+fn axis(bars: &[Bar], plot: f64) -> Range<f64> {
+    let (lo, hi) = bars.iter().fold((0f64, 0f64), |(lo, hi), b| {
+        (lo.min(b.ratio.ln()), hi.max(b.ratio.ln()))
+    });
+    let (mut a, mut b) = (lo - 0.35, hi + 0.35);
+    for _ in 0..50 {
+        let per_pixel = (b - a) / plot;
+        let room = |bar: &Bar| (label(bar).chars().count() as f64 * CHAR + 12.0) * per_pixel;
+        let left = bars
+            .iter()
+            .filter(|bar| bar.ratio <= 1.0)
+            .map(|bar| bar.ratio.ln() - room(bar))
+            .fold(lo - 0.35, f64::min);
+        let right = bars
+            .iter()
+            .filter(|bar| bar.ratio > 1.0)
+            .map(|bar| bar.ratio.ln() + room(bar))
+            .fold(hi + 0.35, f64::max);
+        (a, b) = (left, right);
+    }
+    a.exp()..b.exp()
+}
+
+/// The text beside a bar.
+fn label(b: &Bar) -> String {
+    format!("{} {}", ratio_text(b.ratio), b.peer)
+}
+
+/// The ticks of the log axis: 1, 2 and 5 times the powers of ten within
+/// it, or 1 and 3 times them where it spans more than 2.5 powers of ten.
+fn ticks(x: &Range<f64>) -> Vec<f64> {
+    let steps: &[f64] = if (x.end / x.start).log10() > 2.5 {
+        &[1.0, 3.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    (-4..=4)
+        .flat_map(|e: i32| {
+            // m / 10^-e rather than m * 10^e: 3 / 10 is the float nearest
+            // 0.3, 3 * 0.1 is not.
+            steps.iter().map(move |m| {
+                if e < 0 {
+                    m / 10f64.powi(-e)
+                } else {
+                    m * 10f64.powi(e)
+                }
+            })
+        })
+        .filter(|t| x.contains(t))
+        .collect()
 }
 
 const FASTER: RGBColor = RGBColor(46, 125, 50);
 const SLOWER: RGBColor = RGBColor(198, 40, 40);
+const GREY: RGBColor = RGBColor(90, 90, 90);
 const FONT: &str = "sans-serif";
+/// Pixels per bar row.
+const ROW: f64 = 16.0;
+const WIDTH: u32 = 1000;
+/// The label area left of the plot, and the plot's width (what is left of
+/// `WIDTH` after the margins).
+const LABELS: u32 = 270;
+const PLOT: f64 = (WIDTH - LABELS - 10 - 30) as f64;
+/// The estimated width of one character of a bar's label (12-pixel font).
+const CHAR: f64 = 6.2;
 
 fn draw(bars: &[Bar], out: &str) -> Result<(), Box<dyn Error>> {
-    let rows = bars.len() as i32;
-    let height = 150 + 30 * bars.len() as u32;
-    let root = SVGBackend::new(out, (960, height)).into_drawing_area();
+    let (lines, groups, rows) = layout(bars);
+    let height = 120 + (rows * ROW).ceil() as u32;
+    let root = SVGBackend::new(out, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE)?;
-    let root = root.titled(
-        "idtable's median time / the fastest peer's (lower is better)",
-        (FONT, 22).into_font().style(FontStyle::Bold),
-    )?;
-    let (top, root) = root.split_vertically(26);
+    let title = format!(
+        "{}: idtable's median time / each peer's, per workload",
+        bars[0].family
+    );
+    let root = root.titled(&title, (FONT, 21).into_font().style(FontStyle::Bold))?;
+    let (top, root) = root.split_vertically(24);
     top.draw(&Text::new(
         format!(
-            "Criterion run of {}, per workload and N; marker: the hand-written floor ({}) / the same peer",
-            span(bars),
-            floors(bars).join(", ")
+            "Criterion run of {}; log scale. Left of 1 (green): idtable faster than that peer; \
+             right of 1 (red): slower.",
+            span(bars)
         ),
-        (20, 4),
-        (FONT, 14).into_font().color(&RGBColor(80, 80, 80)),
+        (20, 2),
+        (FONT, 14).into_font().color(&GREY),
     ))?;
 
-    let labels: Vec<String> = bars
-        .iter()
-        .map(|b| match b.idtable.as_str() {
-            "idtable" => format!("{} {}", b.workload, b.n),
-            other => format!("{} {} ({other})", b.workload, b.n),
-        })
-        .collect();
-    // Row 0 is drawn at the bottom: the CSV's first row goes on top.
-    let row_of = |i: usize| rows - 1 - i as i32;
-    let label_of = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(r) if (0..rows).contains(r) => {
-            labels[(rows - 1 - r) as usize].clone()
-        }
-        _ => String::new(),
-    };
-
-    let x = axis(bars);
+    let x = axis(bars, PLOT);
+    // The y axis runs from the bottom (0) to the top (rows): a line's top
+    // `t` (from the top) is at `rows - t`.
     let mut chart = ChartBuilder::on(&root)
         .margin_left(10)
         .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(50)
-        .y_label_area_size(260)
-        .build_cartesian_2d(
-            x.clone().log_scale().with_key_points(powers_of_two(x)),
-            (0..rows - 1).into_segmented(),
-        )?;
+        .margin_bottom(8)
+        .x_label_area_size(44)
+        .y_label_area_size(LABELS)
+        .build_cartesian_2d(x.clone().log_scale().with_key_points(ticks(&x)), 0.0..rows)?;
+    // Tinted halves: idtable faster on the left, slower on the right.
+    chart.draw_series([
+        Rectangle::new(
+            [(x.start, 0.0), (1.0, rows)],
+            RGBColor(241, 248, 241).filled(),
+        ),
+        Rectangle::new(
+            [(1.0, 0.0), (x.end, rows)],
+            RGBColor(252, 242, 242).filled(),
+        ),
+    ])?;
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .y_labels(bars.len())
-        .y_label_formatter(&label_of)
-        .y_label_style((FONT, 15))
-        .x_label_formatter(&|x| format!("{x}×"))
+        .y_labels(0)
+        .x_label_formatter(&|t| format!("{t}×"))
         .x_label_style((FONT, 13))
-        .x_desc("ratio of medians, same run, same N (log scale); < 1: idtable is faster")
+        .x_desc("idtable's median / the peer's, same run (log scale)")
         .axis_desc_style((FONT, 14))
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
 
-    let cell = |i: usize| {
-        let r = row_of(i);
-        let next = if r + 1 < rows {
-            SegmentValue::Exact(r + 1)
-        } else {
-            SegmentValue::Last
-        };
-        (SegmentValue::Exact(r), next)
-    };
-    // Green bars (idtable faster, ratio <= 1) first, then red ones.
-    for (faster, color, label) in [
-        (true, FASTER, "idtable faster"),
-        (false, SLOWER, "idtable slower"),
-    ] {
-        let fill = color.mix(0.85).filled();
-        chart
-            .draw_series(
-                bars.iter()
-                    .enumerate()
-                    .filter(|(_, b)| (b.ratio <= 1.0) == faster)
-                    .map(|(i, b)| {
-                        let (lo, hi) = cell(i);
-                        let mut bar = Rectangle::new([(1.0, lo), (b.ratio, hi)], fill);
-                        bar.set_margin(5, 5, 0, 0);
-                        bar
-                    }),
-            )?
-            .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], fill));
-    }
-    chart
-        .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
-            let x = b.floor_ratio?;
-            let at = (x, SegmentValue::CenterOf(row_of(i)));
-            Some(
-                EmptyElement::at(at)
-                    + PathElement::new(vec![(0, -11), (0, 11)], BLACK.stroke_width(3)),
-            )
-        }))?
-        .label("hand-written floor")
-        .legend(|(x, y)| {
-            PathElement::new(vec![(x + 8, y - 7), (x + 8, y + 7)], BLACK.stroke_width(3))
-        });
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(1.0, SegmentValue::Exact(0)), (1.0, SegmentValue::Last)],
-        BLACK.stroke_width(1),
-    )))?;
-    // The ratio and the peer beyond the free end of each bar (and beyond the
-    // floor's mark when that lies further out on the same side).
-    chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
-        let floor = b.floor_ratio.unwrap_or(b.ratio);
-        let (end, dx, h) = if b.ratio > 1.0 {
-            (b.ratio.max(floor), 6, HPos::Left)
-        } else {
-            (b.ratio.min(floor), -6, HPos::Right)
-        };
-        let at = (end, SegmentValue::CenterOf(row_of(i)));
-        let style = (FONT, 13)
+    let label_style = |h: HPos| {
+        (FONT, 12)
             .into_font()
             .into_text_style(&root)
-            .pos(Pos::new(h, VPos::Center));
-        EmptyElement::at(at) + Text::new(format!("{:.2}× {}", b.ratio, b.best_peer), (dx, 0), style)
+            .pos(Pos::new(h, VPos::Center))
+    };
+    for (line, t) in &lines {
+        match line {
+            Line::Heading(text) => {
+                let y = rows - t - HEADING * 0.55;
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((x.start, y))
+                        + Text::new(
+                            text.clone(),
+                            (6, 0),
+                            (FONT, 15)
+                                .into_font()
+                                .style(FontStyle::Bold)
+                                .into_text_style(&root)
+                                .pos(Pos::new(HPos::Left, VPos::Center)),
+                        ),
+                ))?;
+                if *t > 0.0 {
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(x.start, rows - t), (x.end, rows - t)],
+                        RGBColor(170, 170, 170).stroke_width(1),
+                    )))?;
+                }
+            }
+            Line::Separator => {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x.start, rows - t), (x.end, rows - t)],
+                    RGBColor(215, 215, 215).stroke_width(1),
+                )))?;
+            }
+            Line::Bar(i) => {
+                let b = &bars[*i];
+                let (lo, hi) = (rows - t - 1.0, rows - t);
+                let color = if b.ratio <= 1.0 { FASTER } else { SLOWER };
+                let mut bar = Rectangle::new([(1.0, lo), (b.ratio, hi)], color.mix(0.85).filled());
+                bar.set_margin(2, 2, 0, 0);
+                chart.draw_series(std::iter::once(bar))?;
+                let (dx, h) = if b.ratio > 1.0 {
+                    (5, HPos::Left)
+                } else {
+                    (-5, HPos::Right)
+                };
+                let text = label(b);
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((b.ratio, lo + 0.5))
+                        + Text::new(text, (dx, 0), label_style(h)),
+                ))?;
+            }
+        }
+    }
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(1.0, 0.0), (1.0, rows)],
+        BLACK.stroke_width(1),
+    )))?;
+    // The groups' labels, in the label area left of the plot.
+    chart.draw_series(groups.iter().map(|(label, c)| {
+        let style = (FONT, 14)
+            .into_font()
+            .into_text_style(&root)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        EmptyElement::at((x.start, rows - c)) + Text::new(label.clone(), (-8, 0), style)
     }))?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()?;
     root.present()?;
     Ok(())
 }

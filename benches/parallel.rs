@@ -430,7 +430,8 @@ fn median_ns(group: &str, variant: &str, n: usize) -> Option<f64> {
     json["median"]["point_estimate"].as_f64()
 }
 
-/// The Markdown table of BENCHMARKS.md: medians, and serial / parallel.
+/// The Markdown table of benches/NOTES.md ("Parallel integration (rayon)"):
+/// medians, and serial / parallel.
 fn summary(sizes: &[usize], threads: usize) {
     println!("\nMedians of this run, rayon pool of {threads} threads:\n");
     println!(

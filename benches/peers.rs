@@ -12,11 +12,10 @@
 //! (building from an iterator, against 8 reserved `Vec`s) and `remove_many`
 //! (removing half the ids at once, one by one, and by `retain`).
 //!
-//! Run: `python3 benches/report.py --run` (the glibc-tuned `insert` run, then
-//! `cargo bench --manifest-path benches/Cargo.toml --bench peers`, the `load`
-//! and `parallel` benches, then BENCHMARKS.md), or `cargo bench
-//! --manifest-path benches/Cargo.toml --bench peers && python3
-//! benches/report.py` (from the repository root).
+//! Run: `python3 benches/report.py --run --only peers` (this bench, then
+//! BENCHMARKS.md's tables and charts), or `cargo bench --manifest-path
+//! benches/Cargo.toml --bench peers && python3 benches/report.py` (from the
+//! repository root).
 //!
 //! Environment:
 //! * `IDTABLE_BENCH_QUICK=1`: N = 1,000 and 16,384 and short measurements, for

@@ -1,174 +1,93 @@
 #!/usr/bin/env python3
-"""Write the `## Allocator vs peers` section of BENCHMARKS.md from criterion's output.
+"""Write the results of BENCHMARKS.md, one table and one chart per family of peers, from
+criterion's output.
 
 Usage (from the repository root):
 
-    python3 benches/report.py --run   # run the four benchmark commands, then write the section
-    python3 benches/report.py         # only rewrite the section from benches/target/criterion
+    python3 benches/report.py --run              # run every family's benches, then write
+    python3 benches/report.py --run --only ecs   # run one family's (or one bench's), then write
+    python3 benches/report.py                    # only write, from benches/target/criterion
+    python3 benches/report.py --targets          # print the verdicts of issues 4 and 12's targets
 
-`--run` runs, in this order:
+The families and their benches (`RUNS` below has the exact commands, `--run` runs them in this
+order):
 
-    GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736 \\
-        IDTABLE_BENCH_ONLY_INSERT=1 cargo bench --manifest-path benches/Cargo.toml --bench peers -- --save-baseline tuned
-    cargo bench --manifest-path benches/Cargo.toml --bench peers
-    cargo bench --manifest-path benches/Cargo.toml --features serde --bench load
-    cargo bench --manifest-path benches/Cargo.toml --features rayon --bench parallel
+    slot-maps  peers                                  slotmap, thunderdome, HashMap, floors
+    soa        soa_map, shaping (--features rayon)    soa_derive, secondary maps, split columns
+    ecs        joins, ecs, reserve (--features ecs),  hecs, legion, bevy_ecs, shipyard
+               ecs_suite (--features ecs_default, then --features ecs)
+    data       data_map, data_component               HashMap<Id, DataComponent>, ...
 
-The benchmarks are a package of their own (benches/Cargo.toml, outside the main workspace),
-so criterion writes under benches/target (or $CARGO_TARGET_DIR), every bench target into the
-same directory. The script reads `benches/target/criterion/<group>/<impl>/<N>/new/estimates.json`
-(median point estimate), `.../tuned/estimates.json` for the insert group under the glibc
-tunables, `benches/target/criterion/peers-memory.json` and `load-bytes.json` (written by the
-`peers` and `load` benches), and rewrites only the region between `<!-- peers:begin -->` and
-`<!-- peers:end -->` of BENCHMARKS.md. The `load` and `parallel` rows of the issue-12 targets come
-from those two benches and show "no data" until they have been run. Standard library only.
+`--run` records, for every command, when it ran, how long it took and the load average (at the
+start, at the end, and sampled every 15 s) in `benches/target/criterion/report-run.json`, and
+copies its output to `benches/target/criterion/report-logs/` (the heap tables of `data_map` and
+`data_component` are read from there).
 
-Both forms then write the chart at the top of BENCHMARKS.md and the README: `benches/chart.csv`
-(idtable's median against the fastest peer's per workload and N, from the same criterion
-results, see chart_groups) and `benches/chart.svg`, drawn from that CSV by
+Writing reads criterion's results, `benches/target/criterion/**/new/{benchmark,estimates}.json`
+(or under `$CARGO_TARGET_DIR`): the median point estimate of every benchmark, divided by its
+throughput's elements for the tables. Ratios are idtable's median over the peer's, same run,
+same workload. It then rewrites, in BENCHMARKS.md, the regions between `<!-- results:NAME:begin
+-->` and `<!-- results:NAME:end -->` (NAME: `run`, then each family), writes one CSV per family,
+`benches/chart-FAMILY.csv` (idtable's ratio against each charted peer per workload), and draws
+each `benches/chart-FAMILY.svg` from its CSV with
 
     cargo run --profile bench --manifest-path benches/Cargo.toml --features chart --bin chart -- \\
-        benches/chart.csv benches/chart.svg
+        benches/chart-FAMILY.csv benches/chart-FAMILY.svg
 
-(plotters, built only under the feature `chart`). If that program cannot be built or run, the
-section and the CSV are still written, the script says that the SVG was not redrawn and exits
-with status 1.
+(plotters, built only under the feature `chart`). A family with no results at all is left as
+it is (region, CSV and SVG). If the chart program cannot be built or run, the regions and CSVs
+are still written, the script says which SVGs were not redrawn and exits with status 1.
+Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime as dt
+import io
 import json
 import os
 import platform
+import re
+import statistics
 import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository root
 BENCHES = ROOT / "benches"  # the benchmark package
-BEGIN = "<!-- peers:begin -->"
-END = "<!-- peers:end -->"
-HEADING = "## Allocator vs peers"
-TUNABLES = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=68719476736"
-COMMAND = "python3 benches/report.py --run"
+MD = ROOT / "BENCHMARKS.md"
 _CARGO_BENCH = ["cargo", "bench", "--manifest-path", "benches/Cargo.toml"]
-# The runs of `--run` after the glibc-tuned `insert` run (which is the first command with
-# `IDTABLE_BENCH_ONLY_INSERT=1` and `-- --save-baseline tuned`).
-BENCH_COMMANDS = [
-    _CARGO_BENCH + ["--bench", "peers"],
-    _CARGO_BENCH + ["--features", "serde", "--bench", "load"],
-    _CARGO_BENCH + ["--features", "rayon", "--bench", "parallel"],
+# Criterion's options for the benches that keep criterion's default times (3 s of warm-up,
+# 5 s of measurement per function): shorter, so the whole run fits in about an hour. The
+# other benches set their own times per group, which criterion's command line does not change.
+SHORT = ["--", "--warm-up-time", "1", "--measurement-time", "3"]
+
+# (name, family, command): every bench of every family, in the order `--run` runs them.
+RUNS = [
+    ("peers", "slot-maps", _CARGO_BENCH + ["--bench", "peers"]),
+    ("soa_map", "soa", _CARGO_BENCH + ["--bench", "soa_map"]),
+    ("shaping", "soa", _CARGO_BENCH + ["--features", "rayon", "--bench", "shaping"]),
+    ("joins", "ecs", _CARGO_BENCH + ["--bench", "joins"] + SHORT),
+    ("ecs", "ecs", _CARGO_BENCH + ["--features", "ecs", "--bench", "ecs"] + SHORT),
+    ("reserve", "ecs", _CARGO_BENCH + ["--features", "ecs", "--bench", "reserve"] + SHORT),
+    ("ecs_suite default_features", "ecs",
+     _CARGO_BENCH + ["--features", "ecs_default", "--bench", "ecs_suite"] + SHORT),
+    ("ecs_suite no_default_features", "ecs",
+     _CARGO_BENCH + ["--features", "ecs", "--bench", "ecs_suite"] + SHORT),
+    ("data_map", "data", _CARGO_BENCH + ["--bench", "data_map"]),
+    ("data_component", "data", _CARGO_BENCH + ["--bench", "data_component"]),
 ]
+CHART_COMMAND = ["cargo", "run", "--profile", "bench", "--manifest-path", "benches/Cargo.toml",
+                 "--features", "chart", "--bin", "chart", "--"]
 
-SIZES = [10_000, 1_000_000]
-LOAD_SIZES = [1_000, 10_000]
-PARALLEL_SIZES = [10_000, 100_000, 1_000_000]
-IDT = ["idtable", "idtable_24_8"]
-KEYED = IDT + ["hand_soa", "dense_slotmap", "slotmap", "thunderdome", "hashmap"]
-ITER = ["vec_floor", "soa_derive"] + KEYED
 
-# group -> (implementations, reference shown in the table, elements per iteration as f(N), what is timed)
-GROUPS = {
-    "insert": (KEYED, "dense_slotmap", lambda n: n, "N inserts into an empty container (per insert)"),
-    "insert_reserved": (KEYED, "dense_slotmap", lambda n: n, "N inserts into a container made with `with_capacity(N)` (per insert; no target, shows the cost of growth)"),
-    "extend": (
-        ["idtable_collect", "idtable_extend", "vec_floor_extend", "vec_floor_columns"],
-        "vec_floor_extend",
-        lambda n: n,
-        "building a container of the N records `make(0..N)` from an iterator, allocation included: "
-        "`collect()` into `idtable` (`idtable_collect`), `extend` into `idtable`'s `with_capacity(N)` "
-        "(`idtable_extend`), pushing each record into 8 `Vec`s made with `with_capacity(N)` (`vec_floor_extend`), "
-        "and one `extend` per `Vec` from the generator projected on its field (`vec_floor_columns`, no per-row "
-        "capacity check: the physical floor) (per element)",
-    ),
-    "get_random": (KEYED, "dense_slotmap", lambda n: n, "N lookups of `mass` by id in a seeded random order, summed (per lookup)"),
-    "iter_one_field": (ITER, "vec_floor", lambda n: n, "sum of `mass` over all live elements (per element)"),
-    "update_two_fields": (ITER, "vec_floor", lambda n: n, "`pos += vel * dt` over all live elements (per element)"),
-    "remove_random": (KEYED, "dense_slotmap", lambda n: n // 2, "removing N/2 elements in a seeded random order (per removal)"),
-    "remove_many": (
-        ["idtable_remove_many", "idtable_remove", "idtable_retain", "dense_slotmap_remove"],
-        "dense_slotmap_remove",
-        lambda n: n // 2,
-        "removing the N/2 ids of `remove_random` (same records, same order) from `idtable`: with one "
-        "`remove_many(ids)` call (`idtable_remove_many`), with single `remove`s (`idtable_remove`), with "
-        "`retain` keeping the rows whose `flags` bit 0 (set on that half when building) is clear "
-        "(`idtable_retain`); `dense_slotmap_remove` is single removes from `DenseSlotMap` (per removed element)",
-    ),
-    "churn": (KEYED, "dense_slotmap", lambda n: n, "N times: remove a random live element, insert a new one (per remove + insert)"),
-    "iter_after_churn": (ITER, "vec_floor", lambda n: n, "`iter_one_field` on a container that went through one `churn` pass (per element)"),
-}
-
-# Groups of the `load` bench (feature `serde`), at LOAD_SIZES; same tuple shape as GROUPS.
-LOAD_GROUPS = {
-    "load": (
-        ["idtable", "plain_vecs"],
-        "plain_vecs",
-        lambda n: n,
-        "`postcard::from_bytes` of N rows of a `#[soa(serde)]` struct of 4 fields (`pos, vel: [f32; 3], "
-        "mass: f32, flags: u32`): into its allocator (`idtable`: id table and columns, checked) and into "
-        "`struct { pos, vel, mass, flags }` of `Vec`s holding the same columns (`plain_vecs`) (per row)",
-    ),
-    "save": (
-        ["idtable", "plain_vecs"],
-        "plain_vecs",
-        lambda n: n,
-        "`postcard::to_allocvec` of the same two values (per row)",
-    ),
-}
-# Groups of the `parallel` bench (feature `rayon`), at PARALLEL_SIZES; per particle.
-PARALLEL_GROUPS = ["parallel_integrate", "parallel_integrate_fresh"]
-
-# (group, reference, limit, sizes, description); ratio = idtable / reference, target met when ratio <= limit.
-TARGETS = [
-    ("iter_one_field", "vec_floor", 1.1, SIZES, "≤ 1.1× raw-`Vec` floor"),
-    ("update_two_fields", "vec_floor", 1.1, SIZES, "≤ 1.1× raw-`Vec` floor"),
-    ("iter_after_churn", "vec_floor", 1.1, SIZES, "≤ 1.1× raw-`Vec` floor"),
-    ("get_random", "dense_slotmap", 1.0, SIZES, "≤ 1.0× `DenseSlotMap`"),
-    ("get_random", "slotmap", 1.2, SIZES, "≤ 1.2× `SlotMap`"),
-    ("get_random", "thunderdome", 1.2, SIZES, "≤ 1.2× thunderdome"),
-    ("get_random", "hashmap", 0.2, SIZES, "≥ 5× faster than `HashMap` (≤ 0.2×)"),
-    ("insert", "dense_slotmap", 1.0, SIZES, "≤ 1.0× `DenseSlotMap`"),
-    ("insert", "slotmap", 1.1, [10_000], "≤ 1.1× `SlotMap` at 10k"),
-    ("remove_random", "dense_slotmap", 1.5, [10_000], "≤ 1.5× `DenseSlotMap` at 10k"),
-    ("remove_random", "dense_slotmap", 2.0, [1_000_000], "≤ 2.0× `DenseSlotMap` at 1M"),
-    ("churn", "dense_slotmap", 1.5, SIZES, "≤ 1.5× `DenseSlotMap`"),
-]
-MEMORY_LIMITS = {"idtable": 16.0, "idtable_24_8": 8.0}
-
-# The chart (see chart_groups): idtable's median / the fastest peer's, same group, same N.
-CHART = BENCHES / "chart.csv"
-CHART_SVG = BENCHES / "chart.svg"
-CHART_COMMAND = _CARGO_BENCH[:1] + ["run", "--profile", "bench"] + _CARGO_BENCH[2:] + [
-    "--features", "chart", "--bin", "chart", "--", "benches/chart.csv", "benches/chart.svg",
-]
-# The peers users would pick instead of idtable's allocator and of `SoaMap`.
-CHART_PEERS = ["dense_slotmap", "slotmap", "thunderdome", "soa_derive", "hashmap"]
-CHART_MAP_PEERS = ["secondary_map", "sparse_secondary_map", "hashmap"]
-SOA_MAP_GROUPS = ["map_insert", "map_remove", "map_get", "map_iter_one_column"]
-
-# Issue 12: (group, measured implementations, reference, limit, strict, sizes, description);
-# ratio = measured / reference per element, target met when ratio <= limit (< limit if strict).
-TARGETS_12 = [
-    ("insert_reserved", IDT, "slotmap", 1.1, False, SIZES, "≤ 1.1× `SlotMap`"),
-    ("insert_reserved", IDT, "hand_soa", 1.1, False, SIZES, "≤ 1.1× `hand_soa`"),
-    ("insert", IDT, "dense_slotmap", 1.0, False, SIZES, "≤ 1.0× `DenseSlotMap`"),
-    ("remove_random", IDT, "dense_slotmap", 2.0, False, [10_000], "≤ 2.0× `DenseSlotMap` at 10k"),
-    ("churn", IDT, "dense_slotmap", 1.5, False, [1_000_000], "≤ 1.5× `DenseSlotMap` at 1M"),
-    ("remove_many", ["idtable_remove_many"], "idtable_remove", 0.5, False, [1_000_000],
-     "≤ 0.5× idtable's single `remove`s at 1M"),
-    ("remove_many", ["idtable_remove_many"], "dense_slotmap_remove", 1.0, True, [1_000_000],
-     "< 1.0× `DenseSlotMap`'s single removes at 1M"),
-    ("extend", ["idtable_collect", "idtable_extend"], "vec_floor_extend", 1.1, False, [10_000],
-     "≤ 1.1× pushing into 8 reserved `Vec`s at 10k"),
-    ("load", ["idtable"], "plain_vecs", 1.5, False, LOAD_SIZES, "≤ 1.5× plain `Vec`s (bench `load`)"),
-    *[
-        (g, ["rows_par_iter_mut"], "columns_rayon_zip", 1.05, False, PARALLEL_SIZES,
-         "≤ 1.05× `columns_rayon_zip` (bench `parallel`)")
-        for g in PARALLEL_GROUPS
-    ],
-]
+# ---------------------------------------------------------------------------------------------
+# Running the benches
 
 
 def criterion_dir() -> Path:
@@ -176,171 +95,609 @@ def criterion_dir() -> Path:
     return (Path(target) if target else BENCHES / "target") / "criterion"
 
 
-def median_ns(group: str, impl: str, n: int, baseline: str = "new") -> float | None:
-    path = criterion_dir() / group / impl / str(n) / baseline / "estimates.json"
+def run_log_path() -> Path:
+    return criterion_dir() / "report-run.json"
+
+
+def log_path(name: str) -> Path:
+    return criterion_dir() / "report-logs" / (name.replace(" ", "-") + ".txt")
+
+
+def loadavg() -> list[float]:
     try:
-        with open(path) as f:
-            return float(json.load(f)["median"]["point_estimate"])
-    except (OSError, KeyError, ValueError):
-        return None
+        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    except (OSError, ValueError):
+        return []
 
 
-def estimates(group: str, impl: str, param: str) -> tuple[float, float] | None:
-    """Criterion's median ns per element of `group/impl/param` (the iteration's median over the
-    group's `Throughput::Elements`) and the mtime of its estimates."""
-    path = criterion_dir() / group / impl / param / "new"
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def run_one(name: str, cmd: list[str]) -> dict:
+    """Runs one bench command, its output copied to the terminal and to its log; samples the
+    1-minute load average every 15 s meanwhile."""
+    samples: list[float] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(15):
+            la = loadavg()
+            if la:
+                samples.append(la[0])
+
+    log = log_path(name)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    start, load_start, t0 = utc_now(), loadavg(), time.monotonic()
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            out.write(line)
+        status = proc.wait()
+    done.set()
+    sampler.join()
+    if status != 0:
+        print(f"report: `{' '.join(cmd)}` failed (exit {status})", file=sys.stderr)
+    return {
+        "name": name,
+        "command": " ".join(cmd),
+        "start_utc": start,
+        "end_utc": utc_now(),
+        "seconds": round(time.monotonic() - t0),
+        "load_start": load_start,
+        "load_end": loadavg(),
+        "load_1min_samples": samples,
+        "status": status,
+    }
+
+
+def read_run_log() -> list[dict]:
     try:
-        with open(path / "estimates.json") as f:
-            median = float(json.load(f)["median"]["point_estimate"])
-        with open(path / "benchmark.json") as f:
-            elems = int(json.load(f)["throughput"]["Elements"])
-        return median / elems, (path / "estimates.json").stat().st_mtime
-    except (OSError, KeyError, TypeError, ValueError, ZeroDivisionError):
-        return None
+        return json.loads(run_log_path().read_text())["runs"]
+    except (OSError, ValueError, KeyError):
+        return []
 
 
-def chart_groups() -> list[tuple[str, str, list[str], str, list[tuple[str, str]]]]:
-    """Per workload: (group, the idtable container, its peers, the hand-written floor drawn as a
-    marker, (label, criterion's parameter directory) per size). The `peers` groups first, then
-    the `soa_map` bench's, drawn only where their results exist (`--run` does not run them)."""
+def selected(name: str, family: str, only: set[str] | None) -> bool:
+    return not only or family in only or name in only or name.split(" ")[0] in only
+
+
+def run_benches(only: set[str] | None) -> bool:
+    """Runs the benches of `only` (families or bench names; all if None), each command's time and
+    load recorded in report-run.json (the entries of benches not run are kept). False if one
+    failed."""
+    runs, ok = read_run_log(), True
+    for name, family, cmd in RUNS:
+        if not selected(name, family, only):
+            continue
+        entry = run_one(name, cmd)
+        ok &= entry["status"] == 0
+        runs = [r for r in runs if r["name"] != name] + [entry]
+        run_log_path().parent.mkdir(parents=True, exist_ok=True)
+        run_log_path().write_text(json.dumps({"runs": runs}, indent=1) + "\n")
+    return ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Criterion's results
+
+
+@dataclass
+class Result:
+    median_ns: float  # per iteration
+    elements: int | None  # the throughput's elements per iteration
+    mtime: float  # when criterion wrote it
+
+    @property
+    def per_element(self) -> float:
+        return self.median_ns / self.elements if self.elements else self.median_ns
+
+
+_RESULTS: dict[tuple[str, str, str], Result] | None = None
+
+
+def results() -> dict[tuple[str, str, str], Result]:
+    """Every `new` result under the criterion directory, by (group, function, value)."""
+    global _RESULTS
+    if _RESULTS is None:
+        _RESULTS = {}
+        for bench in criterion_dir().glob("**/new/benchmark.json"):
+            try:
+                meta = json.loads(bench.read_text())
+                est_path = bench.parent / "estimates.json"
+                median = float(json.loads(est_path.read_text())["median"]["point_estimate"])
+                thr = meta.get("throughput") or {}
+                elements = thr.get("Elements") if isinstance(thr, dict) else None
+                key = (meta["group_id"], meta.get("function_id") or "", meta.get("value_str") or "")
+                _RESULTS[key] = Result(median, elements, est_path.stat().st_mtime)
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return _RESULTS
+
+
+def get(group: str, function: str, value: str = "") -> Result | None:
+    return results().get((group, function, value))
+
+
+# ---------------------------------------------------------------------------------------------
+# The families: what each table and chart shows
+
+
+@dataclass
+class Row:
+    """One line of a table: idtable's `base` against each column's function, same group and
+    value. `cols` maps a column's key to the function measured in that column."""
+    workload: str
+    case: str
+    group: str
+    value: str
+    base: str
+    cols: dict[str, str]
+    chart: bool = True  # drawn in the family's chart too
+
+
+@dataclass
+class Section:
+    """One table (and one heading of the family's chart)."""
+    title: str  # the table's heading and the chart's
+    base_header: str  # idtable's column
+    columns: list[tuple[str, str, bool]]  # (key, header, drawn in the chart)
+    rows: list[Row]
+    unit: str = "ns/elem"  # or "µs/pass"
+    chart_title: str = ""  # the chart's heading, if shorter than the title
+
+
+@dataclass
+class Pair:
+    """One line of a table of pairs: `a` against `b`, same group and value."""
+    workload: str
+    case: str
+    group: str
+    value: str
+    a: str
+    b: str
+
+
+@dataclass
+class Family:
+    key: str
+    title: str
+    benches: list[str]  # names in RUNS
+    sections: list[Section]
+    pairs_title: str = ""
+    pairs: list[Pair] = field(default_factory=list)
+    extra: object = None  # a function returning more lines for the region
+
+
+SIZES = [("10000", "10k"), ("1000000", "1M")]
+SLOT_PEERS = [("slotmap", "SlotMap"), ("dense_slotmap", "DenseSlotMap"),
+              ("thunderdome", "thunderdome"), ("hashmap", "HashMap")]
+SLOT_WORKLOADS = ["insert", "insert_reserved", "get_random", "remove_random", "churn",
+                  "iter_one_field", "update_two_fields", "iter_after_churn"]
+ITER_WORKLOADS = ["iter_one_field", "update_two_fields", "iter_after_churn"]
+
+
+def slot_rows() -> list[Row]:
     out = []
-    for group, (impls, *_) in GROUPS.items():
-        if "idtable" in impls:
-            peers = [p for p in impls if p in CHART_PEERS]
-            floor = "vec_floor" if "vec_floor" in impls else "hand_soa"
-            out.append((group, "idtable", peers, floor, [(size_label(n), str(n)) for n in SIZES]))
-    for group in SOA_MAP_GROUPS:
-        params = [(f"{size_label(n)} {s}", f"{n}_{s}") for n in SIZES for s in ("all", "tenth")]
-        out.append((group, "soa_map", CHART_MAP_PEERS, "hand_sparse", params))
-    out.append(("map_add_remove", "soa_map", CHART_MAP_PEERS, "hand_sparse", [("10k all", "10000_all")]))
+    for w in SLOT_WORKLOADS:
+        for value, label in SIZES:
+            cols = {k: k for k, _ in SLOT_PEERS} | {"hand_soa": "hand_soa"}
+            if w in ITER_WORKLOADS:
+                cols["vec_floor"] = "vec_floor"
+            out.append(Row(w, label, w, value, "idtable", cols))
     return out
 
 
-def chart_rows() -> list[dict]:
-    """The chart's rows, one per workload and N measured; the groups missing are named on stderr."""
-    rows = []
-    for group, idt, peers, floor, params in chart_groups():
-        missing = []
-        for label, param in params:
-            mine = estimates(group, idt, param)
-            theirs = [(p, e) for p in peers if (e := estimates(group, p, param)) is not None]
-            if mine is None or not theirs:
-                missing.append(label)
-                continue
-            best, (best_ns, _) = min(theirs, key=lambda pe: pe[1][0])
-            low = estimates(group, floor, param)
-            times = [mine[1], *(e[1] for _, e in theirs)] + ([low[1]] if low else [])
-            rows.append({
-                "workload": group,
-                "n": label,
-                "idtable": idt,
-                "idtable_ns": mine[0],
-                "best_peer": best,
-                "best_peer_ns": best_ns,
-                "ratio": mine[0] / best_ns,
-                "floor": floor,
-                "floor_ns": low[0] if low else None,
-                "floor_ratio": low[0] / best_ns if low else None,
-                "measured_utc": dt.datetime.fromtimestamp(max(times), dt.timezone.utc),
-            })
-        if missing:
-            print(f"chart: no criterion results for `{group}` at {', '.join(missing)}: not drawn",
-                  file=sys.stderr)
-    # One chart, one run: results older than the `peers` run by more than an hour (a `soa_map`
-    # run of another day, say) are left out rather than drawn beside it.
-    peers_start = min((r["measured_utc"] for r in rows if r["idtable"] == "idtable"), default=None)
-    if peers_start is not None:
-        stale = [r for r in rows if r["measured_utc"] < peers_start - dt.timedelta(hours=1)]
-        for r in stale:
-            print(f"chart: `{r['workload']}` {r['n']} was measured at {r['measured_utc']:%Y-%m-%d %H:%M} UTC, "
-                  f"over an hour before this `peers` run: not drawn", file=sys.stderr)
-        rows = [r for r in rows if r not in stale]
-    return rows
+def soa_derive_rows() -> list[Row]:
+    return [Row(w, label, w, value, "idtable", {"soa_derive": "soa_derive", "vec_floor": "vec_floor"})
+            for w in ITER_WORKLOADS for value, label in SIZES]
 
 
-def write_chart_csv(path: Path) -> int:
-    """Writes the chart's figures (medians in ns per element); returns the row count."""
-    rows = chart_rows()
-    cols = ["workload", "n", "idtable", "idtable_ns", "best_peer", "best_peer_ns", "ratio",
-            "floor", "floor_ns", "floor_ratio", "measured_utc"]
-    out = [",".join(cols)]
-    for r in rows:
-        cells = []
-        for c in cols:
-            v = r[c]
-            if v is None:
-                cells.append("")
-            elif isinstance(v, float):
-                cells.append(f"{v:.4g}")
-            elif isinstance(v, dt.datetime):
-                cells.append(f"{v:%Y-%m-%d %H:%M}")
-            else:
-                cells.append(str(v))
-        out.append(",".join(cells))
-    path.write_text("\n".join(out) + "\n")
-    return len(rows)
+MAP_PEERS = [("secondary_map", "SecondaryMap"), ("sparse_secondary_map", "SparseSecondaryMap"),
+             ("hashmap", "HashMap")]
 
 
-def draw_chart() -> bool:
-    """Writes CHART from the criterion results, then CHART_SVG from it; False if the SVG was not drawn."""
-    count = write_chart_csv(CHART)
-    print(f"wrote {CHART.relative_to(ROOT)} ({count} rows)", file=sys.stderr)
-    if count == 0:
-        print(f"chart: nothing measured, {CHART_SVG.relative_to(ROOT)} NOT redrawn", file=sys.stderr)
-        return False
-    print("+", " ".join(CHART_COMMAND), file=sys.stderr)
+def soa_map_rows() -> list[Row]:
+    out = []
+    for w in ["map_insert", "map_remove", "map_get", "map_iter_one_column"]:
+        for value, label in SIZES:
+            for share, share_label in [("all", "all"), ("tenth", "10%")]:
+                cols = {k: k for k, _ in MAP_PEERS} | {"soa_map_f32": "soa_map_f32",
+                                                       "hand_sparse": "hand_sparse"}
+                if w == "map_iter_one_column":
+                    cols["vec_floor"] = "vec_floor"
+                out.append(Row(w, f"{label} {share_label}", w, f"{value}/{share}", "soa_map", cols))
+    cols = {k: k for k, _ in MAP_PEERS} | {"soa_map_f32": "soa_map_f32", "hand_sparse": "hand_sparse"}
+    out.append(Row("map_add_remove", "10k all", "map_add_remove", "10000/all", "soa_map", cols))
+    return out
+
+
+def shaping_rows() -> list[Row]:
+    out = []
+    for value, label in SIZES:
+        out.append(Row("x of [f32; 3], split", label, "shape_one_component", value, "split",
+                       {"hand_vec": "hand_vec", "unsplit": "unsplit"}))
+        out.append(Row("x of [f32; 3], nested", label, "shape_one_component", value, "nested",
+                       {"hand_vec": "hand_vec", "unsplit": "unsplit"}))
+    out.append(Row("par_chunks_mut", "1M", "shape_par_chunks", "1000000", "par_chunks_mut",
+                   {"rayon_vecs": "rayon_vecs"}))
+    return out
+
+
+SOA_PAIRS = [
+    *[Pair(f"`{g}`: shaped / flat record", label, g, value, "shaped", "flat")
+      for g in ["shape_insert", "shape_get", "shape_remove"] for value, label in SIZES],
+    *[Pair("`shape_align`: align_64 / natural", label, "shape_align", value, "align_64", "natural")
+      for value, label in SIZES],
+    *[Pair("`map_entry`: entry_or_insert / get_mut then insert", f"{label} {sl}", "map_entry",
+           f"{value}/{share}", "entry_or_insert", "get_mut_insert")
+      for value, label in SIZES for share, sl in [("all", "all"), ("tenth", "10%")]],
+]
+
+ECS_NAMES = [("hecs", "hecs"), ("legion", "legion"), ("bevy table", "bevy table"),
+             ("bevy sparse set", "bevy sparse set"), ("shipyard", "shipyard")]
+
+
+def ecs_rows() -> list[Row]:
+    out = []
+    cols = {k: k for k, _ in ECS_NAMES} | {"idtable by hand": "idtable by hand",
+                                           "idtable floor": "idtable floor"}
+    for value, label in SIZES:
+        for burn in ["50%", "10%"]:
+            out.append(Row("one map", f"{label} {burn}", "ecs_one_map", f"{value}/{burn}",
+                           "idtable join", cols))
+    for value, label in SIZES:
+        out.append(Row("status step", label, "ecs_status_step", value, "idtable join", cols))
+    return out
+
+
+# ecs_suite: per form, idtable's function and each ECS's (and the `Vec` floor's). The bench's
+# "idtable zip by reference, columns as arguments" is left out: `for_each` runs that loop.
+SUITE_FORMS = [
+    ("simple_insert", "loop", "idtable insert loop",
+     {"hecs": "hecs spawn loop", "legion": "legion push loop", "bevy": "bevy spawn loop",
+      "shipyard": "shipyard add_entity loop", "vec": "Vec columns push loop"}, True),
+    ("simple_insert", "batch", "idtable collect",
+     {"hecs": "hecs spawn_batch", "legion": "legion extend soa", "bevy": "bevy spawn_batch",
+      "shipyard": "shipyard bulk_add_entity", "vec": "Vec columns push loop"}, True),
+    ("simple_iter", "zip", "idtable zip",
+     {"hecs": "hecs", "legion": "legion", "bevy": "bevy", "shipyard": "shipyard",
+      "vec": "Vec columns zip"}, True),
+    ("simple_iter", "for_each by reference", "idtable for_each by reference",
+     {"hecs": "hecs", "legion": "legion", "bevy": "bevy", "shipyard": "shipyard",
+      "vec": "Vec columns zip by reference, as arguments"}, True),
+    ("simple_iter", "rows", "idtable rows",
+     {"hecs": "hecs", "legion": "legion", "bevy": "bevy", "shipyard": "shipyard",
+      "vec": "Vec columns zip"}, False),
+    ("simple_iter", "flattened", "idtable flattened",
+     {"hecs": "hecs", "legion": "legion", "bevy": "bevy", "shipyard": "shipyard",
+      "vec": "Vec columns flattened"}, False),
+    ("simple_iter", "zip by reference", "idtable zip by reference",
+     {"hecs": "hecs", "legion": "legion", "bevy": "bevy", "shipyard": "shipyard",
+      "vec": "Vec columns zip by reference"}, False),
+]
+SUITE_COLUMNS = [("hecs", "hecs", True), ("legion", "legion", True), ("bevy", "bevy_ecs", True),
+                 ("shipyard", "shipyard", True), ("vec", "`Vec` columns (floor)", False)]
+
+
+def suite_rows(build: str, charted: bool) -> list[Row]:
+    return [Row(f"{g} ({form})", "10k", f"{g}/{build}", "", base, dict(cols), chart and charted)
+            for g, form, base, cols, chart in SUITE_FORMS]
+
+
+RESERVE_FILL = [("idtable insert", "hecs spawn"),
+                ("idtable reserve+fill each", "hecs reserve+insert each"),
+                ("idtable reserve all, then fill", "hecs reserve all, then insert"),
+                ("idtable reserve_ids, then fill", "hecs reserve_entities, then insert")]
+RESERVE_THREADS = [("idtable reserve_id", "hecs reserve_entity"),
+                   ("idtable reserve_ids(64)", "hecs reserve_entities(64)")]
+
+
+def reserve_rows() -> list[Row]:
+    out = [Row(f"reserve_fill: {a.removeprefix('idtable ')}", "10k", "reserve_fill", "10000", a,
+               {"hecs": b}) for a, b in RESERVE_FILL]
+    for threads in [1, 2]:
+        for a, b in RESERVE_THREADS:
+            out.append(Row(f"reserve_threads: {a.removeprefix('idtable ')}",
+                           f"1M, {threads} thread{'s' if threads > 1 else ''}", "reserve_threads",
+                           "1000000", f"{a}, {threads} thread(s)", {"hecs": f"{b}, {threads} thread(s)"}))
+    return out
+
+
+# The bench's `join, Driver` forms are not tabled (benches/NOTES.md has their history).
+JOIN_PAIRS = [
+    *[Pair("`join_one_map`: join / by hand", f"{label} {burn}", "join_one_map", f"{value}/{burn}",
+           "join", "by hand") for value, label in SIZES for burn in ["50%", "10%"]],
+    *[Pair("`join_status_step`: join / by hand", label, "join_status_step", value, "join", "by hand")
+      for value, label in SIZES],
+]
+
+DM_HASH, DM_VEC, DM_ONE = ("HashMap<UnitId, DataComponent>", "Vec<DataComponent>", "one DataComponent")
+
+
+def data_map_rows() -> list[Row]:
+    out = []
+    for keys in ["1", "8"]:
+        out.append(Row("get", f"10k entities, {keys} key{'s' if keys != '1' else ''}", "data_map_get",
+                       keys, "DataMap", {"hash": DM_HASH, "vec": DM_VEC, "one": DM_ONE}))
+    for label in ["10000 entities, 8 keys", "10000 entities, 64 keys", "100000 entities, 8 keys"]:
+        ent, keys = label.split(" entities, ")
+        case = f"{int(ent) // 1000}k entities, {keys}"
+        out.append(Row("grow_one", case, "data_map_grow_one", label, "DataMap", {"hash": DM_HASH}))
+    for keys in ["1", "8"]:
+        out.append(Row("save_load", f"10k entities, {keys} key{'s' if keys != '1' else ''}",
+                       "data_map_save_load", keys, "DataMap to_bytes + from_bytes",
+                       {"hash": f"{DM_HASH} postcard", "vec": f"{DM_VEC} postcard"}))
+    return out
+
+
+def data_component_rows() -> list[Row]:
+    out = []
+    for op in ["get", "set"]:
+        for n in ["4", "16", "64"]:
+            cols = {"string": "HashMap<String, enum>", "u32": "HashMap<u32, enum>"}
+            if op == "get":
+                cols["hashed"] = "DataComponent, key hashed at call"
+            out.append(Row(op, f"{n} keys", op, n, "DataComponent", cols))
+    return out
+
+
+def peers_memory() -> list[str]:
+    """The table of `peers-memory.json`: bookkeeping bytes per live object."""
     try:
-        done = subprocess.run(CHART_COMMAND, cwd=ROOT).returncode == 0
-    except OSError as e:
-        print(f"chart: {e}", file=sys.stderr)
-        done = False
-    if not done:
-        print(
-            f"chart: the chart program (plotters, feature `chart`) could not be built or run; "
-            f"{CHART_SVG.relative_to(ROOT)} was NOT redrawn and may no longer match "
-            f"{CHART.relative_to(ROOT)}. The section of BENCHMARKS.md was written.",
-            file=sys.stderr,
-        )
-    return done
+        data = json.loads((criterion_dir() / "peers-memory.json").read_text())
+    except (OSError, ValueError):
+        return []
+    by_impl: dict[str, dict[int, float]] = {}
+    for row in data.get("rows", []):
+        by_impl.setdefault(row["impl"], {})[row["n"]] = row["bytes_per_live"]
+    sizes = sorted({n for v in by_impl.values() for n in v})
+    out = [
+        "Bookkeeping bytes per live object beyond the 64-byte record, ids held by the user not counted "
+        "(`peers-memory.json`, written by the same run):",
+        "",
+        "| container | " + " | ".join(f"N = {size_label(n)}" for n in sizes) + " |",
+        "| --- | " + " | ".join("---:" for _ in sizes) + " |",
+    ]
+    same_after_churn = True
+    for impl, vals in by_impl.items():
+        base = impl.removesuffix(" (after churn)")
+        if base != impl and by_impl.get(base) == vals:
+            continue  # said once below the table
+        same_after_churn &= base == impl
+        out.append(f"| `{impl}` | " + " | ".join(f"{vals[n]:.2f}" if n in vals else "—" for n in sizes) + " |")
+    if same_after_churn and any(i.endswith(" (after churn)") for i in by_impl):
+        out += ["", "After churn (N removals, each followed by an insert), idtable's figures are the same."]
+    return out + [""]
 
 
-def elements(group: str, n: int) -> int:
-    if group in GROUPS:
-        return GROUPS[group][2](n)
-    if group in LOAD_GROUPS:
-        return LOAD_GROUPS[group][2](n)
-    return n  # PARALLEL_GROUPS: per particle
+def heap_tables(log: str, starts: str, skip: tuple[str, ...] = ()) -> list[str]:
+    """The Markdown table a bench printed after a line starting with `starts`, from its log,
+    without the rows whose second cell starts with one of `skip`."""
+    try:
+        lines = log_path(log).read_text().splitlines()
+    except OSError:
+        return []
+    for i, line in enumerate(lines):
+        if line.startswith(starts):
+            table = []
+            for t in lines[i + 1:]:
+                if not t.startswith("|"):
+                    break
+                if (parts := t.split("|")) and len(parts) > 2 and parts[2].strip().startswith(skip):
+                    continue
+                # Type names in code spans: `<DataComponent>` alone would be read as HTML.
+                cells = [f" `{c.strip()}` " if "<" in c else c for c in t.split("|")]
+                table.append("|".join(cells))
+            text = line[0].upper() + line[1:].rstrip(":")
+            return [f"{text} (printed by `{log}`, not timed):", "", *table, ""]
+    return []
 
 
-def per_element(group: str, impl: str, n: int, baseline: str = "new") -> float | None:
-    t = median_ns(group, impl, n, baseline)
-    return None if t is None else t / elements(group, n)
+def data_extra() -> list[str]:
+    out = heap_tables("data_map", "heap after building", skip=("DataMap, shrink_to_fit", "ratio"))
+    out += heap_tables("data_component", "heap bytes per sheet")
+    return out
 
 
-def fmt_ns(x: float | None) -> str:
-    if x is None:
-        return "—"
-    if x < 10:
-        return f"{x:.2f}"
-    if x < 100:
-        return f"{x:.1f}"
-    return f"{x:.0f}"
+FAMILIES = [
+    Family(
+        "slot-maps", "Slot maps and arenas", ["peers"],
+        [Section("`peers`: a 64-byte record of 8 fields, N inserts, lookups, removals, passes",
+                 "idtable",
+                 [*[(k, f"`{h}`" if h != "thunderdome" else h, True) for k, h in SLOT_PEERS],
+                  ("hand_soa", "`hand_soa` (floor)", False), ("vec_floor", "`Vec` columns (floor)", False)],
+                 slot_rows())],
+        extra=peers_memory,
+    ),
+    Family(
+        "soa", "SoA crates", ["peers", "soa_map", "shaping"],
+        [Section("`peers`: against soa_derive's `RecordVec` (no ids), 64-byte record", "idtable",
+                 [("soa_derive", "soa_derive", True), ("vec_floor", "`Vec` columns (floor)", False)],
+                 soa_derive_rows()),
+         Section("`soa_map`: `SoaMap<Id, Burning>` (two `f32`) keyed by a table's ids, held by all or 10%",
+                 "`SoaMap`",
+                 [*[(k, f"`{h}`", True) for k, h in MAP_PEERS],
+                  ("soa_map_f32", "`SoaMap<Id, f32>`", False), ("hand_sparse", "`hand_sparse` (floor)", False),
+                  ("vec_floor", "`Vec<f32>` (floor)", False)],
+                 soa_map_rows()),
+         Section("`shaping`: one float of a `[f32; 3]` as its own column; `par_chunks_mut`", "idtable",
+                 [("hand_vec", "`Vec<f32>` of x (floor)", True), ("unsplit", "unsplit `[f32; 3]` column", False),
+                  ("rayon_vecs", "rayon over two `Vec`s", True)],
+                 shaping_rows())],
+        pairs_title="idtable's column shapes and entries against its own plain forms (ns per element)",
+        pairs=SOA_PAIRS,
+    ),
+    Family(
+        "ecs", "ECSs, joins and the public suite",
+        ["joins", "ecs", "reserve", "ecs_suite default_features", "ecs_suite no_default_features"],
+        [Section("`ecs`: a join of a table and `SoaMap`s against each ECS's query, per visited row",
+                 "idtable join",
+                 [*[(k, h, True) for k, h in ECS_NAMES],
+                  ("idtable by hand", "idtable by hand", False), ("idtable floor", "idtable floor", False)],
+                 ecs_rows()),
+         Section("`ecs_suite`: the public suite's simple_insert and simple_iter, ECSs with default features",
+                 "idtable", SUITE_COLUMNS, suite_rows("default_features", True), unit="µs/pass"),
+         Section("`ecs_suite`: the same, ECSs without default features",
+                 "idtable", SUITE_COLUMNS, suite_rows("no_default_features", False), unit="µs/pass"),
+         Section("`reserve`: ids reserved from a shared borrow, against hecs", "idtable",
+                 [("hecs", "hecs", True)], reserve_rows())],
+        pairs_title="`joins`: `join` against the loop written by hand (ns per visited row)",
+        pairs=JOIN_PAIRS,
+    ),
+    Family(
+        "data", "Per-entity data", ["data_map", "data_component"],
+        [Section("`data_map`: 10,000 entities' data in one `DataMap`, against a `HashMap<UnitId, "
+                 "DataComponent>` and a `Vec<DataComponent>`", "`DataMap`",
+                 [("hash", "`HashMap<UnitId, DataComponent>`", True), ("vec", "`Vec<DataComponent>`", True),
+                  ("one", "one `DataComponent` (key scan alone)", False)],
+                 data_map_rows(),
+                 chart_title="data_map: DataMap vs HashMap<UnitId, DataComponent>, Vec<DataComponent>"),
+         Section("`data_component`: one entity's sheet of keys, against a `HashMap` of an enum of values",
+                 "`DataComponent`",
+                 [("string", "`HashMap<String, enum>`", True), ("u32", "`HashMap<u32, enum>`", True),
+                  ("hashed", "`DataComponent`, key hashed at call", False)],
+                 data_component_rows())],
+        extra=data_extra,
+    ),
+]
+
+# Chart labels of functions whose criterion names say more than the chart needs.
+PEER_LABELS = {k: h for k, h in SLOT_PEERS + MAP_PEERS} | {
+    "soa_derive": "soa_derive", "hand_vec": "Vec<f32>", "rayon_vecs": "rayon over Vecs",
+    DM_HASH: "HashMap", DM_VEC: "Vec", f"{DM_HASH} postcard": "HashMap + postcard",
+    f"{DM_VEC} postcard": "Vec + postcard", "HashMap<String, enum>": "HashMap<String, _>",
+    "HashMap<u32, enum>": "HashMap<u32, _>",
+}
 
 
-def fmt_ratio(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2f}×"
+def peer_label(fn: str) -> str:
+    """A peer's name in a chart: short where the section's heading says the rest."""
+    label = PEER_LABELS.get(fn, fn)
+    return re.sub(r", \d thread\(s\)$", "", label)
 
 
-def ratio(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None or b == 0 else a / b
+# ---------------------------------------------------------------------------------------------
+# Formatting
 
 
 def size_label(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}k"
 
 
-def size_list(sizes) -> str:
-    return " and ".join(size_label(n) for n in sizes)
+def fmt_ns(x: float | None) -> str:
+    if x is None:
+        return "—"
+    if x < 1:
+        return f"{x:.3f}"
+    if x < 10:
+        return f"{x:.2f}"
+    if x < 100:
+        return f"{x:.1f}"
+    return f"{x:,.0f}"
+
+
+def fmt_ratio(r: float | None) -> str:
+    if r is None:
+        return "—"
+    if r < 0.1:
+        return f"{r:.3f}×"
+    if r < 10:
+        return f"{r:.2f}×"
+    return f"{r:.0f}×"
+
+
+def value_of(res: Result, unit: str) -> float:
+    return res.median_ns / 1000 if unit == "µs/pass" else res.per_element
+
+
+def utc(t: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc)
+
+
+def span_text(times: list[float]) -> str:
+    if not times:
+        return "no data"
+    lo, hi = utc(min(times)), utc(max(times))
+    if lo.date() == hi.date():
+        return f"{lo:%Y-%m-%d %H:%M}–{hi:%H:%M} UTC"
+    return f"{lo:%Y-%m-%d %H:%M} – {hi:%Y-%m-%d %H:%M} UTC"
+
+
+def section_times(s: Section) -> list[float]:
+    times = []
+    for row in s.rows:
+        for fn in [row.base, *row.cols.values()]:
+            if (r := get(row.group, fn, row.value)) is not None:
+                times.append(r.mtime)
+    return times
+
+
+def family_times(f: Family) -> list[float]:
+    times = [t for s in f.sections for t in section_times(s)]
+    for p in f.pairs:
+        for fn in (p.a, p.b):
+            if (r := get(p.group, fn, p.value)) is not None:
+                times.append(r.mtime)
+    return times
+
+
+def section_table(s: Section) -> list[str]:
+    unit = "µs per pass" if s.unit == "µs/pass" else "ns per element"
+    cols = [(k, h) for k, h, _ in s.columns if any(k in r.cols for r in s.rows)]
+    head = f"| workload | case | {s.base_header} |" + "".join(f" {h} |" for _, h in cols)
+    rule = "| --- | --- | ---: |" + " ---: |" * len(cols)
+    out = [f"#### {s.title} ({unit})", "", head, rule]
+    for row in s.rows:
+        mine = get(row.group, row.base, row.value)
+        cells = [fmt_ns(value_of(mine, s.unit)) if mine else "—"]
+        for k, _ in cols:
+            fn = row.cols.get(k)
+            theirs = get(row.group, fn, row.value) if fn else None
+            if theirs is None:
+                cells.append("—")
+            else:
+                r = mine.median_ns / theirs.median_ns if mine else None
+                cells.append(f"{fmt_ns(value_of(theirs, s.unit))} ({fmt_ratio(r)})")
+        out.append(f"| {row.workload} | {row.case} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def pairs_table(title: str, pairs: list[Pair]) -> list[str]:
+    out = [f"#### {title}", "",
+           "| workload | case | measured | reference | ratio |", "| --- | --- | ---: | ---: | ---: |"]
+    for p in pairs:
+        a, b = get(p.group, p.a, p.value), get(p.group, p.b, p.value)
+        r = a.median_ns / b.median_ns if a and b else None
+        out.append(f"| {p.workload} | {p.case} | {fmt_ns(a.per_element) if a else '—'} | "
+                   f"{fmt_ns(b.per_element) if b else '—'} | {fmt_ratio(r)} |")
+    return out + [""]
+
+
+def commands(f: Family) -> list[str]:
+    cmds = [" ".join(cmd) for name, _, cmd in RUNS if name in f.benches]
+    return ["```sh", *cmds, "```", ""]
+
+
+def family_region(f: Family) -> list[str]:
+    out = [
+        "<!-- Generated by benches/report.py: edit the script, not this region. -->",
+        "",
+        f"Measured {span_text(family_times(f))} by:",
+        *commands(f),
+    ]
+    for s in f.sections:
+        out += section_table(s)
+    if f.pairs:
+        out += pairs_table(f.pairs_title, f.pairs)
+    if f.extra:
+        out += f.extra()
+    return out
 
 
 def machine() -> str:
@@ -351,11 +708,6 @@ def machine() -> str:
                 cpu = line.split(":", 1)[1].strip()
                 break
     except OSError:
-        pass
-    cores = os.cpu_count()
-    try:
-        cores = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip())
-    except (OSError, ValueError):
         pass
     mem = ""
     try:
@@ -369,356 +721,179 @@ def machine() -> str:
         rustc = subprocess.run(["rustc", "-V"], capture_output=True, text=True).stdout.strip()
     except OSError:
         rustc = "rustc ?"
-    return f"{cores} cores (`nproc`), {cpu}{mem}, {platform.system()} {platform.release()}, {rustc}"
+    return f"{os.cpu_count()} cores, {cpu}{mem}, {platform.system()}, {rustc}"
 
 
-def estimate_times(baseline: str, groups, sizes=SIZES) -> list[float]:
-    """The mtimes of the estimates of `groups` at `sizes` under `baseline`."""
-    times = []
-    for g in groups:
-        for n in sizes:
-            for p in (criterion_dir() / g).glob(f"*/{n}/{baseline}/estimates.json"):
-                times.append(p.stat().st_mtime)
-    return times
+def run_region() -> list[str]:
+    runs = read_run_log()
+    out = ["<!-- Generated by benches/report.py: edit the script, not this region. -->", ""]
+    out += [f"Machine: {machine()}.", ""]
+    if not runs:
+        return out + ["(No `report-run.json`: the benches were not run through `--run`.)"]
+    order = [name for name, _, _ in RUNS]
+    runs = sorted(runs, key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
+    out += ["| bench | started (UTC) | minutes | load average (1 min): at the start → at the end; "
+            "median and range of samples every 15 s |",
+            "| --- | --- | ---: | --- |"]
+    for r in runs:
+        samples = r.get("load_1min_samples") or []
+        med = (f"; {statistics.median(samples):.1f}, {min(samples):.1f}–{max(samples):.1f}"
+               if samples else "")
+        start = r["load_start"][0] if r.get("load_start") else float("nan")
+        end = r["load_end"][0] if r.get("load_end") else float("nan")
+        failed = "" if r.get("status", 0) == 0 else f" **failed (exit {r['status']})**"
+        out.append(f"| `{r['name']}`{failed} | {r['start_utc']} | {r['seconds'] / 60:.1f} | "
+                   f"{start:.2f} → {end:.2f}{med} |")
+    return out
 
 
-def peers_minutes() -> str:
-    """How long the two `peers` runs took, from their first estimates to their last."""
-    times = estimate_times("tuned", ["insert"]) + estimate_times("new", GROUPS)
-    return f"{round((max(times) - min(times)) / 60)} minutes" if times else "(no data) minutes"
+# ---------------------------------------------------------------------------------------------
+# Charts
 
 
-def measured_date(baseline: str, groups, sizes=SIZES) -> str:
-    times = estimate_times(baseline, groups, sizes)
-    if not times:
-        return "no data"
-    lo = dt.datetime.fromtimestamp(min(times), dt.timezone.utc)
-    hi = dt.datetime.fromtimestamp(max(times), dt.timezone.utc)
-    return f"{lo:%Y-%m-%d %H:%M}–{hi:%H:%M} UTC"
+CSV_COLUMNS = ["family", "section", "workload", "n", "idtable", "idtable_ns", "peer", "peer_ns",
+               "ratio", "per", "measured_utc"]
 
 
-def group_table(group: str, baseline: str = "new", groups=GROUPS, sizes=SIZES) -> list[str]:
-    impls, ref, _, what = groups[group]
-    head = "| implementation |"
-    rule = "| --- |"
-    for n in sizes:
-        head += f" ns/elem {size_label(n)} | × `{ref}` {size_label(n)} |"
-        rule += " ---: | ---: |"
-    rows = [head, rule]
-    for impl in impls:
-        row = f"| `{impl}` |"
-        for n in sizes:
-            x = per_element(group, impl, n, baseline)
-            r = ratio(x, per_element(group, ref, n, baseline))
-            row += f" {fmt_ns(x)} | {fmt_ratio(r)} |"
-        rows.append(row)
-    return [f"Timed: {what}.", ""] + rows
+def chart_csv(f: Family) -> tuple[str, int]:
+    """The family's chart data: idtable's ratio against each charted peer per workload."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    count = 0
+    for s in f.sections:
+        heading = (s.chart_title or s.title).replace("`", "")
+        for row in s.rows:
+            if not row.chart:
+                continue
+            mine = get(row.group, row.base, row.value)
+            if mine is None:
+                continue
+            for k, header, charted in s.columns:
+                fn = row.cols.get(k)
+                theirs = get(row.group, fn, row.value) if fn and charted else None
+                if theirs is None:
+                    continue
+                label = peer_label(fn)
+                w.writerow([
+                    f.title, heading, row.workload, row.case, row.base,
+                    f"{value_of(mine, s.unit):.4g}", label, f"{value_of(theirs, s.unit):.4g}",
+                    f"{mine.median_ns / theirs.median_ns:.4g}",
+                    "pass" if s.unit == "µs/pass" else "element",
+                    f"{utc(max(mine.mtime, theirs.mtime)):%Y-%m-%d %H:%M}",
+                ])
+                count += 1
+    return buf.getvalue(), count
 
 
-def targets_table() -> tuple[list[str], list[str]]:
-    rows = [
-        "| workload | target | layout | N | idtable ns/elem | reference ns/elem | ratio | |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | --- |",
-    ]
-    missed = []
-    for group, ref, limit, sizes, desc in TARGETS:
-        for impl in IDT:
-            for n in sizes:
-                a = per_element(group, impl, n)
-                b = per_element(group, ref, n)
-                r = ratio(a, b)
-                if r is None:
-                    verdict = "no data"
-                else:
-                    verdict = "met" if r <= limit else "**missed**"
-                if verdict != "met":
-                    missed.append(f"`{group}` {desc}, `{impl}`, N = {size_label(n)}: {fmt_ratio(r)}")
-                rows.append(
-                    f"| `{group}` | {desc} | `{impl}` | {size_label(n)} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(r)} | {verdict} |"
-                )
-    return rows, missed
+def chart_paths(f: Family) -> tuple[Path, Path]:
+    return BENCHES / f"chart-{f.key}.csv", BENCHES / f"chart-{f.key}.svg"
 
 
-def paired_rows() -> dict[tuple[str, int], dict]:
-    """The `parallel` bench's paired measurement, by (group, N); empty if absent."""
+def draw(f: Family) -> bool:
+    csv_path, svg_path = chart_paths(f)
+    cmd = CHART_COMMAND + [str(csv_path.relative_to(ROOT)), str(svg_path.relative_to(ROOT))]
+    print("+", " ".join(cmd), file=sys.stderr)
     try:
-        data = json.load(open(criterion_dir() / "parallel-paired.json"))
-    except (OSError, ValueError):
-        return {}
-    return {(row["group"], row["n"]): row for row in data.get("rows", [])}
+        return subprocess.run(cmd, cwd=ROOT).returncode == 0
+    except OSError as e:
+        print(f"chart: {e}", file=sys.stderr)
+        return False
 
 
-def paired_table() -> list[str]:
-    paired = paired_rows()
-    if not paired:
-        return ["(no `parallel-paired.json`: run the `parallel` bench)"]
-    rows = [
-        "| group | N | pairs | `rows_par_iter_mut` ns/particle | `columns_rayon_zip` ns/particle | median of pair ratios |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
-    ]
-    for (group, n), row in sorted(paired.items(), key=lambda kv: (PARALLEL_GROUPS.index(kv[0][0]), kv[0][1])):
-        rows.append(
-            f"| `{group}` | {size_label(n)} | {row['pairs']:,} | {fmt_ns(row['rows_par_iter_mut_ns'] / n)} | "
-            f"{fmt_ns(row['columns_rayon_zip_ns'] / n)} | {fmt_ratio(row['ratio'])} |"
-        )
-    return rows
+# ---------------------------------------------------------------------------------------------
+# Writing
 
 
-def targets_12_table() -> tuple[list[str], list[str]]:
-    rows = [
-        "| workload | target | measured | N | measured ns/elem | reference ns/elem | ratio | |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | --- |",
-    ]
-    missed = []
-    paired = paired_rows()
-    for group, impls, ref, limit, strict, sizes, desc in TARGETS_12:
+def replace_region(text: str, name: str, lines: list[str]) -> str:
+    begin, end = f"<!-- results:{name}:begin -->", f"<!-- results:{name}:end -->"
+    if begin not in text or end not in text:
+        print(f"report: BENCHMARKS.md has no region `{name}`: not written", file=sys.stderr)
+        return text
+    pre, rest = text.split(begin, 1)
+    _, post = rest.split(end, 1)
+    return pre + begin + "\n" + "\n".join(lines).rstrip("\n") + "\n" + end + post
+
+
+def write(md: Path) -> bool:
+    text = md.read_text()
+    text = replace_region(text, "run", run_region())
+    drawn = True
+    for f in FAMILIES:
+        if not family_times(f):
+            print(f"report: no results for family `{f.key}`: its region and chart left as they are",
+                  file=sys.stderr)
+            continue
+        text = replace_region(text, f.key, family_region(f))
+        data, count = chart_csv(f)
+        csv_path, svg_path = chart_paths(f)
+        csv_path.write_text(data)
+        print(f"wrote {csv_path.relative_to(ROOT)} ({count} rows)", file=sys.stderr)
+        if count and not draw(f):
+            print(f"chart: {svg_path.relative_to(ROOT)} was NOT redrawn and may no longer match "
+                  f"{csv_path.relative_to(ROOT)}", file=sys.stderr)
+            drawn = False
+    md.write_text(text)
+    print(f"updated {md}", file=sys.stderr)
+    return drawn
+
+
+# ---------------------------------------------------------------------------------------------
+# The targets of issues 4 and 12 (their history is in benches/NOTES.md)
+
+IDT = ["idtable", "idtable_24_8"]
+# (group, measured, reference, limit, strict, sizes, description): met when measured /
+# reference per element is <= limit (< limit if strict).
+TARGETS = [
+    *[(g, IDT, "vec_floor", 1.1, False, ["10000", "1000000"], "≤ 1.1× raw-`Vec` floor (issue 4)")
+      for g in ITER_WORKLOADS],
+    ("get_random", IDT, "dense_slotmap", 1.0, False, ["10000", "1000000"], "≤ 1.0× `DenseSlotMap` (issue 4)"),
+    ("get_random", IDT, "slotmap", 1.2, False, ["10000", "1000000"], "≤ 1.2× `SlotMap` (issue 4)"),
+    ("get_random", IDT, "thunderdome", 1.2, False, ["10000", "1000000"], "≤ 1.2× thunderdome (issue 4)"),
+    ("get_random", IDT, "hashmap", 0.2, False, ["10000", "1000000"], "≤ 0.2× `HashMap` (issue 4)"),
+    ("insert", IDT, "dense_slotmap", 1.0, False, ["10000", "1000000"], "≤ 1.0× `DenseSlotMap` (issues 4, 12)"),
+    ("insert", IDT, "slotmap", 1.1, False, ["10000"], "≤ 1.1× `SlotMap` at 10k (issue 4)"),
+    ("remove_random", IDT, "dense_slotmap", 1.5, False, ["10000"], "≤ 1.5× `DenseSlotMap` at 10k (issue 4)"),
+    ("remove_random", IDT, "dense_slotmap", 2.0, False, ["1000000"], "≤ 2.0× `DenseSlotMap` at 1M (issue 4)"),
+    ("churn", IDT, "dense_slotmap", 1.5, False, ["10000", "1000000"], "≤ 1.5× `DenseSlotMap` (issues 4, 12)"),
+    ("insert_reserved", IDT, "slotmap", 1.1, False, ["10000", "1000000"], "≤ 1.1× `SlotMap` (issue 12)"),
+    ("insert_reserved", IDT, "hand_soa", 1.1, False, ["10000", "1000000"], "≤ 1.1× `hand_soa` (issue 12)"),
+    ("remove_many", ["idtable_remove_many"], "idtable_remove", 0.5, False, ["1000000"],
+     "≤ 0.5× single `remove`s at 1M (issue 12)"),
+    ("remove_many", ["idtable_remove_many"], "dense_slotmap_remove", 1.0, True, ["1000000"],
+     "< 1.0× `DenseSlotMap`'s single removes at 1M (issue 12)"),
+    ("extend", ["idtable_collect", "idtable_extend"], "vec_floor_extend", 1.1, False, ["10000"],
+     "≤ 1.1× pushing into 8 reserved `Vec`s at 10k (issue 12)"),
+]
+
+
+def targets() -> list[str]:
+    out = ["| workload | target | measured | N | ratio | verdict |", "| --- | --- | --- | --- | ---: | --- |"]
+    for group, impls, ref, limit, strict, sizes, desc in TARGETS:
         for impl in impls:
             for n in sizes:
-                a = per_element(group, impl, n)
-                b = per_element(group, ref, n)
-                r = ratio(a, b)
-                if group in PARALLEL_GROUPS and (group, n) in paired:
-                    # The paired measurement: steps of the two variants alternate.
-                    row = paired[(group, n)]
-                    a, b = row["rows_par_iter_mut_ns"] / n, row["columns_rayon_zip_ns"] / n
-                    r = row["ratio"]
-                if r is None:
-                    verdict = "no data"
-                else:
-                    verdict = "met" if (r < limit if strict else r <= limit) else "**missed**"
-                if verdict != "met":
-                    missed.append(f"`{group}` {desc}, `{impl}`, N = {size_label(n)}: {verdict if r is None else fmt_ratio(r)}")
-                rows.append(
-                    f"| `{group}` | {desc} | `{impl}` | {size_label(n)} | {fmt_ns(a)} | {fmt_ns(b)} | {fmt_ratio(r)} | {verdict} |"
-                )
-    return rows, missed
-
-
-def load_bytes_table() -> list[str]:
-    path = criterion_dir() / "load-bytes.json"
-    try:
-        data = json.load(open(path))
-    except (OSError, ValueError):
-        return ["(no `load-bytes.json`: run the `load` bench)"]
-    rows = [
-        "| N | `idtable` bytes | per row | `plain_vecs` bytes | per row |",
-        "| ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for row in data["rows"]:
-        n, a, b = row["n"], row["idtable"], row["plain_vecs"]
-        rows.append(f"| {n:,} | {a:,} | {a / n:.1f} | {b:,} | {b / n:.1f} |")
-    return rows
-
-
-def memory_table() -> tuple[list[str], list[str]]:
-    path = criterion_dir() / "peers-memory.json"
-    try:
-        data = json.load(open(path))
-    except (OSError, ValueError):
-        return ["(no `peers-memory.json`: run the bench)"], []
-    rows = [
-        "| implementation | N | bookkeeping B per live object | target | how it is computed |",
-        "| --- | ---: | ---: | --- | --- |",
-    ]
-    missed = []
-    for row in data["rows"]:
-        impl, n, b = row["impl"], row["n"], row["bytes_per_live"]
-        base = impl.split(" ")[0]
-        target = ""
-        if base in MEMORY_LIMITS:
-            limit = MEMORY_LIMITS[base]
-            ok = b <= limit
-            target = f"≤ {limit:g} B: {'met' if ok else '**missed**'}"
-            if not ok:
-                missed.append(f"memory `{impl}` N = {n}: {b:.2f} B > {limit:g} B")
-        rows.append(f"| `{impl}` | {n:,} | {b:.2f} | {target} | {row['how']} |")
-    return rows, missed
-
-
-def insert_glibc_table() -> list[str]:
-    impls = GROUPS["insert"][0]
-    head = "| implementation |"
-    rule = "| --- |"
-    for n in SIZES:
-        lab = size_label(n)
-        head += f" default ns {lab} | × dense {lab} | tuned ns {lab} | × dense {lab} |"
-        rule += " ---: | ---: | ---: | ---: |"
-    rows = [head, rule]
-    for impl in impls:
-        row = f"| `{impl}` |"
-        for n in SIZES:
-            for base in ("new", "tuned"):
-                x = per_element("insert", impl, n, base)
-                r = ratio(x, per_element("insert", "dense_slotmap", n, base))
-                row += f" {fmt_ns(x)} | {fmt_ratio(r)} |"
-        rows.append(row)
-    return rows
-
-
-def section() -> str:
-    now = dt.datetime.now(dt.timezone.utc)
-    targets, missed = targets_table()
-    targets_12, missed_12 = targets_12_table()
-    mem, mem_missed = memory_table()
-    out = [
-        BEGIN,
-        "<!-- Generated by benches/report.py: edit the script, not this region. -->",
-        "",
-        f"Regenerate: `{COMMAND}` (runs the four commands below, longer than the {peers_minutes()} the two `peers` runs took on the machine below,",
-        "then rewrites this region; `python3 benches/report.py` alone rewrites it from `benches/target/criterion`).",
-        "Both then redraw the chart at the top of this file from the same results: `benches/chart.csv`, then",
-        f"`benches/chart.svg` from it with `{' '.join(CHART_COMMAND)}` (plotters).",
-        "",
-        "```sh",
-        f"GLIBC_TUNABLES={TUNABLES} \\",
-        "    IDTABLE_BENCH_ONLY_INSERT=1 cargo bench --manifest-path benches/Cargo.toml --bench peers -- --save-baseline tuned",
-        *[" ".join(cmd) for cmd in BENCH_COMMANDS],
-        "```",
-        "",
-        f"* Machine: {machine()}.",
-        f"* Measured: {measured_date('new', GROUPS)} (`peers`, full run); `insert` under the glibc tunables "
-        f"{measured_date('tuned', ['insert'])}; `load` {measured_date('new', LOAD_GROUPS, LOAD_SIZES)}; "
-        f"`parallel` {measured_date('new', PARALLEL_GROUPS, PARALLEL_SIZES)}. Generated {now:%Y-%m-%d %H:%M} UTC.",
-        "* The machine is shared and noisy (2 cores, other jobs running during the run). Read the",
-        "  **ratios within one run** (medians, same run, same N), not the absolute times: absolute ns are",
-        "  printed only so the ratios can be checked.",
-        "* Record: 64 bytes, 8 fields (`pos: [f32; 3], vel: [f32; 3], mass, charge, age: f32, flags: u32,",
-        "  color: [u8; 4], pad: [u32; 5]`, size asserted at compile time). `idtable` is the derived",
-        "  allocator with the default `Id32_32` layout, `idtable_24_8` with `#[soa(id = idtable::Id24_8)]`;",
-        "  `dense_slotmap` / `slotmap` are slotmap 1's `DenseSlotMap` / `SlotMap` with `DefaultKey`,",
-        "  `thunderdome` is thunderdome 0.6's `Arena`, `hashmap` is `std::collections::HashMap<u64, Record>`",
-        "  (default SipHash, keys from a counter), `vec_floor` is one `Vec` per field with no ids (the",
-        "  physical floor), `soa_derive` is soa_derive 0.14's `RecordVec`. `hand_soa` is a hand-written",
-        "  floor for idtable: its layout (the 8 fields as 8 columns in one allocation with one length and",
-        "  capacity, grown by doubling with `realloc`, unchecked column writes) and its `Id32_32` scheme (`u64`",
-        "  slots packing `generation << 32 | row`, `u64` dense ids `generation << 32 | slot`, generations from 1",
-        "  and incremented on reuse, idtable's FIFO free list threaded through the vacant slots) for this one",
-        "  record, no generic code.",
-        "* Every implementation sees the same data and the same splitmix64-seeded orders; sums use 4",
-        "  independent accumulators; column iteration of the SoA containers goes through the same",
-        "  functions (`columns().mass`, `pos.as_flattened_mut()`), so only the layout differs. Setup and",
-        "  drop are outside the timed part (`iter_batched`, `BatchSize::LargeInput`). N = 10k: 20 samples;",
-        "  N = 1M: 10 samples, flat sampling. Numbers are criterion's median per iteration divided by",
-        "  the elements of one iteration.",
-        "",
-        "### Targets (issue 4)",
-        "",
-        "Ratio = idtable's median ns per element / the reference's, same run, same N.",
-        "",
-        *targets,
-        "",
-    ]
-    all_missed = missed + mem_missed
-    if all_missed:
-        out += ["Missed in this run:", ""] + [f"* {m}" for m in all_missed] + [""]
-    else:
-        out += ["Every target is met in this run.", ""]
-    out += [
-        "### Targets (issue 12)",
-        "",
-        "Ratio = the measured implementation's median ns per element / the reference's, same run, same N.",
-        "The `load` rows come from the `load` bench, the `parallel_integrate*` rows (per particle; the",
-        "two groups are described under *Parallel integration* below) from the `parallel` bench, each",
-        "measured at its own time (dates above); every other row from `peers`. The `parallel_integrate*`",
-        "rows are the bench's paired measurement (below, *Paired*): medians of single steps of the two",
-        "variants run alternately, and the median of the per-pair ratios as the ratio.",
-        "",
-        *targets_12,
-        "",
-    ]
-    if missed_12:
-        out += ["Missed or not measured in this run (issue 12):", ""] + [f"* {m}" for m in missed_12] + [""]
-    else:
-        out += ["Every issue-12 target is met in this run.", ""]
-    out += [
-        "### Paired: `rows_par_iter_mut` against `columns_rayon_zip` (bench `parallel`)",
-        "",
-        "Criterion times each variant in a stretch of its own; on this shared 2-core machine a slow",
-        "stretch lands on one of them, and their ratio moved by ±20% from run to run (criterion's",
-        "medians are in *Parallel integration* below). The bench therefore also runs the two in",
-        "alternating pairs (which goes first swaps every pair), each step timed alone, for 3 s and at",
-        "least 300 pairs per group and size: both steps of a pair meet the same conditions.",
-        "",
-        *paired_table(),
-        "",
-    ]
-    for group in GROUPS:
-        out += [f"### `{group}`", ""] + group_table(group) + [""]
-    for group in LOAD_GROUPS:
-        out += [f"### `{group}` (bench `load`)", ""]
-        out += group_table(group, groups=LOAD_GROUPS, sizes=LOAD_SIZES) + [""]
-    out += ["Encoded sizes (postcard):", "", *load_bytes_table(), ""]
-    out += [
-        "### `insert` with and without the glibc tunables",
-        "",
-        "Between criterion iterations the filled containers are dropped; glibc returns the freed",
-        "memory (large blocks are `mmap`ed, the heap top is trimmed) to the OS, so at N = 1M every",
-        "iteration page-faults its columns back in, and how often depends on each container's growth",
-        "pattern, not on its insert path. The tuned run sets",
-        f"`GLIBC_TUNABLES={TUNABLES}` (no `mmap` for",
-        "large blocks, never trim), which keeps the pages mapped. Both are reported; each ratio is",
-        "within its own run.",
-        "",
-        *insert_glibc_table(),
-        "",
-        "### Memory per live object",
-        "",
-        "Bookkeeping beyond the 64-byte record (the record itself costs 64 B in every container but",
-        "`HashMap`'s buckets), measured after N inserts into an empty container and, for idtable,",
-        "after one churn pass. idtable's numbers come from its `id_table()` (`slot_count()`, `len()`,",
-        "`free_count()`) and the size of the layout's slot bits and id; `hand_soa`'s from the lengths of",
-        "its slot, dense-id and free-queue vectors; the peers' from their documented",
-        "layouts (source of slotmap 1.1 and thunderdome 0.6, mirrored with `size_of` of a type of the same",
-        "shape; hashbrown's bucket count derived from `capacity()`). Keys the user holds are not counted.",
-        "",
-        *mem,
-        "",
-        END,
-    ]
-    return "\n".join(out)
-
-
-def write(md: Path) -> None:
-    body = section()
-    if md.exists():
-        text = md.read_text()
-    else:
-        text = "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        pre, rest = text.split(BEGIN, 1)
-        _, post = rest.split(END, 1)
-        text = pre + body + post
-    else:
-        if not text.endswith("\n"):
-            text += "\n"
-        text += f"\n{HEADING}\n\n{body}\n"
-    md.write_text(text)
-
-
-def run_benches() -> None:
-    env = dict(os.environ, GLIBC_TUNABLES=TUNABLES, IDTABLE_BENCH_ONLY_INSERT="1")
-    peers = BENCH_COMMANDS[0]
-    cmds = [(peers + ["--", "--save-baseline", "tuned"], env)]
-    cmds += [(cmd, dict(os.environ)) for cmd in BENCH_COMMANDS]
-    for cmd, e in cmds:
-        print("+", " ".join(cmd), file=sys.stderr)
-        subprocess.run(cmd, cwd=ROOT, env=e, check=True)
+                a, b = get(group, impl, n), get(group, ref, n)
+                r = a.per_element / b.per_element if a and b else None
+                verdict = "no data" if r is None else (
+                    "met" if (r < limit if strict else r <= limit) else "**missed**")
+                out.append(f"| `{group}` | {desc} | `{impl}` | {size_label(int(n))} | {fmt_ratio(r)} | {verdict} |")
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", action="store_true", help="run the benchmarks first")
-    ap.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"), help="file to update")
-    ap.add_argument("--print", action="store_true", help="print the section instead of writing it")
+    ap.add_argument("--run", action="store_true", help="run the benches first")
+    ap.add_argument("--only", default="", help="with --run: only these families or benches (comma-separated)")
+    ap.add_argument("--output", default=str(MD), help="the file whose regions are rewritten")
+    ap.add_argument("--targets", action="store_true", help="print the verdicts of issues 4 and 12's targets")
     args = ap.parse_args()
-    if args.run:
-        run_benches()
-    if args.print:
-        print(section())
+    if args.targets:
+        print("\n".join(targets()))
         return
-    write(Path(args.output))
-    print(f"updated {args.output}", file=sys.stderr)
-    if not draw_chart():
+    only = {x for x in args.only.split(",") if x} or None
+    ran = run_benches(only) if args.run else True
+    drawn = write(Path(args.output))
+    if not (ran and drawn):
         sys.exit(1)
 
 

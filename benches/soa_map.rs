@@ -289,7 +289,7 @@ impl<const PAGE: usize> Pages for Boxed<PAGE> {
 /// table holds each page's position in `pool` (`u32::MAX`: none), so a new
 /// page is a push onto one `Vec` instead of an allocation of its own, and
 /// an entry is reached through a `u32` and the pool's base instead of a
-/// pointer. It backs the choice of boxed pages in `SoaMap` (BENCHMARKS.md,
+/// pointer. It backs the choice of boxed pages in `SoaMap` (benches/NOTES.md,
 /// "A pool of pages").
 ///
 /// Invariant: every position in `table` but `u32::MAX` is below

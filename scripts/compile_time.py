@@ -9,13 +9,13 @@ types, builds each once to compile its dependencies (not timed), then times:
 * incremental:  append a comment to the crate's `src/lib.rs`, then `cargo build`.
 
 Runs alternate between the two crates so that load on the (shared) machine hits
-both alike. The medians, the ratio and the target go into BENCHMARKS.md between
+both alike. The medians, the ratio and the target go into benches/NOTES.md between
 `<!-- compile-time:begin -->` and `<!-- compile-time:end -->` (appended under
 `## Compile time` at the end of the file if the markers are absent).
 
     python3 scripts/compile_time.py                 # debug, 5 runs
     python3 scripts/compile_time.py --runs 9 --release
-    python3 scripts/compile_time.py --no-write      # print the region, leave BENCHMARKS.md alone
+    python3 scripts/compile_time.py --no-write      # print the region, leave benches/NOTES.md alone
     python3 scripts/compile_time.py --serde --no-write               # idtable's structs #[soa(serde)]
     python3 scripts/compile_time.py --serde --no-write --idtable DIR # another checkout of idtable
     python3 scripts/compile_time.py --nested        # nested fields against soa_derive's #[nested_soa]
@@ -32,7 +32,8 @@ so two versions can be compared by their ratio to soa_derive.
 `#[nested_soa] pos: V3` with `V3` a `StructOfArray`; target 0.3×. `--parts-only` (issue 37)
 builds idtable's 100 structs twice, `#[soa(parts_only)]` against the full derive, each used
 the same way (a `SoaMap` of it, one insert and one read), so only what the derive emits
-differs; target below 1.0×. Each mode writes its own region of BENCHMARKS.md.
+differs; target below 1.0×. Each mode writes its own region of benches/NOTES.md,
+the lab notebook, beside the runs recorded before.
 
 Standard library only. Needs cargo on PATH; the crates.io dependencies
 (soa_derive 0.14 and idtable's own) are resolved with benches/Cargo.lock, the lock
@@ -55,7 +56,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the workspace root
-BENCHMARKS = ROOT / "BENCHMARKS.md"
+BENCHMARKS = ROOT / "benches" / "NOTES.md"  # where the compile-time regions are
 BEGIN = "<!-- compile-time:begin -->"
 END = "<!-- compile-time:end -->"
 HEADING = "## Compile time"
@@ -282,7 +283,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="timed runs per measurement (median reported)")
     ap.add_argument("--release", action="store_true", help="also time the release profile")
     ap.add_argument("--no-expand", action="store_true", help="skip the expanded-code size (nightly)")
-    ap.add_argument("--no-write", action="store_true", help="print the region instead of writing BENCHMARKS.md")
+    ap.add_argument("--no-write", action="store_true", help="print the region instead of writing benches/NOTES.md")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--serde", action="store_true", help="idtable's structs are #[soa(serde)]")
     ap.add_argument("--idtable", type=Path, default=ROOT, help="the idtable checkout to build against")

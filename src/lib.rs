@@ -76,9 +76,9 @@
 //!   asked); a full table gives the value back; loading hostile bytes is an
 //!   error, never a panic; a panic in user code leaves the allocator
 //!   consistent. Each promise names the test behind it.
-//! * Performance: [BENCHMARKS.md] measures idtable against slotmap,
-//!   thunderdome, `HashMap`, soa_derive and raw `Vec` columns, with the
-//!   command that reproduces each figure.
+//! * Performance: [BENCHMARKS.md] measures idtable against slot maps and
+//!   arenas, SoA crates, ECSs and `HashMap`, with the command that
+//!   reproduces each figure.
 //! * The [`example`] module: the items the derive generates for a small
 //!   struct, as rustdoc renders them.
 //!

@@ -81,7 +81,7 @@
 //! the smaller, name it: [`Driver(source)`](Driver) fixes the driver at
 //! compile time, and the compiler builds only the loop written by hand
 //! over its keys (less code; the same speed or a little better).
-//! BENCHMARKS.md ("Joins against the loop written by hand") has the
+//! benches/NOTES.md ("The join's rule by hand, and `Driver`") has the
 //! figures.
 
 use core::marker::PhantomData;
@@ -490,7 +490,7 @@ macro_rules! container_source {
                 // A test of a value the source holds, so the compiler can
                 // build the join's loop once without the index's cold call:
                 // a call in the loop would take registers from every loop
-                // of the join (BENCHMARKS.md, "Joins against the loop
+                // of the join (benches/NOTES.md, "Joins against the loop
                 // written by hand").
                 if self.near_only {
                     self.index.find_near(key)

@@ -288,7 +288,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// ```
     // Always inlined, as `SoaStorage::insert` is: out of line, the call
     // (its register saves, and the result returned through memory) cost
-    // a sixth of an insert (BENCHMARKS.md, "`SoaMap::insert` inlined").
+    // a sixth of an insert (benches/NOTES.md, "`SoaMap::insert` inlined").
     #[inline(always)]
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
         // One walk to the key's entry decides and, if vacant, holds it.

@@ -62,7 +62,7 @@ pub(crate) struct PagedIndex<E> {
     /// given a pointer loaded from the index, not one into it: the
     /// compiler then knows they cannot write the index's own fields, and a
     /// loop of removals keeps them in registers instead of reloading them
-    /// after every write (BENCHMARKS.md, "`SoaMap` against its floors").
+    /// after every write (benches/NOTES.md, "`SoaMap` against its floors").
     far: Option<Box<FarMap<E>>>,
     /// Pages allocated, in `near` and `far`.
     pages: usize,

@@ -109,7 +109,7 @@
 //! small allocator or a cheap loop body that costs more than it saves, and a
 //! step whose data comes from memory gains little. Raise the grain with
 //! `.with_min_len(n)` (or `par_chunks_mut` over the columns), and measure:
-//! `BENCHMARKS.md` ("Parallel integration (rayon)") has a particle
+//! `benches/NOTES.md` ("Parallel integration (rayon)") has a particle
 //! integration step at sizes from ten thousand to a million particles on a
 //! 2-core machine, serial against each parallel loop, with the command.
 

@@ -28,7 +28,7 @@ use crate::table::{IdTable, IdTableParts, TableConfig};
 /// and loading copies each number out in one loop over fixed-size chunks
 /// instead of one call through serde per number, which made the table's
 /// lists most of what loading an allocator cost beyond its columns (`load`
-/// in BENCHMARKS.md).
+/// in benches/NOTES.md).
 ///
 /// Decoding refuses a width other than those four, bytes that do not split
 /// into whole numbers, and a width wider than the largest number needs, so
