@@ -4,7 +4,7 @@
 //! A unit may be burning, poisoned or selected; a `SoaMap<UnitId, Burning>`
 //! holds the `Burning` rows of the units that burn, and nothing for the
 //! others. The rows are dense columns, swap-remove packed like an
-//! allocator's, parallel to [`keys`](crate::Rows::keys); a paged sparse index
+//! allocator's, parallel to [`keys`](crate::SoaMap::keys); a paged sparse index
 //! leads from a key's slot index to its row.
 //!
 //! ```

@@ -183,8 +183,8 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
 }
 
 /// `(key, fields)` of every row of a [`SoaStorage`] or a [`SoaMap`], in
-/// dense order: an [`IndexedParallelIterator`], made by
-/// [`par_iter`](crate::Rows::par_iter).
+/// dense order: an [`IndexedParallelIterator`], made by their
+/// `par_iter`.
 ///
 /// It is `Send` (rayon can hand it to other threads) when the ids are
 /// `Sync` and every field is `Sync`.
@@ -219,7 +219,7 @@ impl<T: Record, I: Id> Clone for ParIter<'_, I, T> {
 
 /// `(key, mutable fields)` of every row of a [`SoaStorage`] or a
 /// [`SoaMap`], in dense order: an [`IndexedParallelIterator`], made by
-/// [`par_iter_mut`](crate::Rows::par_iter_mut).
+/// their `par_iter_mut`.
 ///
 /// It is `Send` when the ids are `Sync` and every field is `Send`: each row
 /// goes to exactly one thread.
