@@ -41,6 +41,7 @@ fn a_map_answers_by_path_and_to_keys() {
     assert_eq!(speed.len(), 2);
     assert!(!speed.is_empty());
     assert_eq!(Sized2::len(&speed), usize::MAX);
+    assert!(Sized2::is_empty(&speed));
 }
 
 #[test]
