@@ -68,6 +68,9 @@
 //! 9. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
 //! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 11. [Groups](guide::groups) (designed, not built yet): containers that
+//!     keep the keys they share packed in one order, so joins over them
+//!     stream like an archetype ECS.
 //!
 //! Then:
 //!
@@ -301,6 +304,9 @@ pub mod guide {
 
     #[doc = include_str!("../guide/parallel-loops.md")]
     pub mod parallel_loops {}
+
+    #[doc = include_str!("../guide/groups.md")]
+    pub mod groups {}
 }
 
 /// What idtable promises — ids, exhaustion, full tables, hostile bytes, panic
