@@ -900,6 +900,12 @@ pub struct ColumnBuffer<C: ColumnTree> {
     layout: Layout,
     len: usize,
     cap: usize,
+    /// Moves on whenever a row leaves or changes place, which a push does
+    /// not (see [`order`](Self::order)).
+    order: u64,
+    /// This buffer among all others, for the groups that keep its order:
+    /// 0 until a group claims one, and 0 again in a clone.
+    identity: u64,
     _owns: PhantomData<C::Values>,
 }
 
@@ -960,6 +966,8 @@ impl<C: ColumnTree> ColumnBuffer<C> {
             layout: Self::EMPTY_LAYOUT,
             len: 0,
             cap: if C::ROW_SIZE == 0 { usize::MAX } else { 0 },
+            order: 0,
+            identity: 0,
             _owns: PhantomData,
         }
     }
@@ -1254,6 +1262,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     /// ```
     #[inline]
     pub fn pop(&mut self) -> Option<C::Values> {
+        self.moved();
         if self.len == 0 {
             return None;
         }
@@ -1282,6 +1291,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     #[inline(always)]
     #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> C::Values {
+        self.moved();
         let len = self.len;
         if index >= len {
             // Out of line: the hot path keeps the two values in registers
@@ -1336,6 +1346,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         if new_len >= self.len {
             return;
         }
+        self.moved();
         let old = core::mem::replace(&mut self.len, new_len);
         // SAFETY: rows `new_len..old` were initialised; the length was lowered
         // first, so if a destructor panics they are leaked, never dropped
@@ -1351,6 +1362,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     /// drop are dropped, a second panic aborts, as for a slice), so the
     /// buffer holds exactly the unmarked rows either way.
     pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+        self.moved();
         /// The pass's state; dropping it finishes the pass.
         struct Pass<'a, C: ColumnTree> {
             buf: &'a mut ColumnBuffer<C>,
@@ -1444,6 +1456,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
     #[track_caller]
     pub fn swap(&mut self, a: usize, b: usize) {
         assert!(a < self.len && b < self.len, "swap index out of bounds");
+        self.moved();
         // SAFETY: both rows are initialised.
         unsafe { C::swap(self.ptrs, a, b) }
     }
@@ -1623,6 +1636,40 @@ impl<C: ColumnTree> ColumnBuffer<C> {
             len: self.len,
             _borrow: PhantomData,
         }
+    }
+
+    /// The order stamp: it moves on whenever a row is removed or changes
+    /// place (pop, swap, swap-remove, truncate, clear, a sort, a key
+    /// replaced in place), and stays when rows are only pushed. Two reads
+    /// that agree, with the length grown or not, mean that every row read
+    /// at the first is where it was, and any new row is at the end. A
+    /// [`Group`](crate::group::Group) relies on it to notice a change
+    /// that bypassed it.
+    #[inline(always)]
+    pub(crate) fn order(&self) -> u64 {
+        self.order
+    }
+
+    /// Moves the order stamp on: a row left or changed place.
+    #[inline(always)]
+    pub(crate) fn moved(&mut self) {
+        self.order = self.order.wrapping_add(1);
+    }
+
+    /// This buffer's identity (0 if no group claimed one yet).
+    #[inline(always)]
+    pub(crate) fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// This buffer's identity, claimed from a process-wide counter if it
+    /// has none yet: no two buffers share one (0 if the counter ran out,
+    /// which groups treat as unknown).
+    pub(crate) fn claim_identity(&mut self) -> u64 {
+        if self.identity == 0 {
+            self.identity = next_identity();
+        }
+        self.identity
     }
 
     /// A handle that lends the rows mutably one at a time, from a shared
@@ -1867,6 +1914,25 @@ impl<C: CloneColumns> Clone for ColumnBuffer<C> {
             out.push(C::clone_row(refs));
         }
         out
+    }
+}
+
+/// A new buffer identity: 1, 2, … in the order they are claimed, never
+/// the same twice; 0 once the counter has run out (only where 64-bit
+/// atomics are missing, after 2^32 claims).
+fn next_identity() -> u64 {
+    #[cfg(target_has_atomic = "64")]
+    {
+        use core::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    }
+    #[cfg(not(target_has_atomic = "64"))]
+    {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(1);
+        NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .map_or(0, |n| n as u64)
     }
 }
 

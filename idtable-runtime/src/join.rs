@@ -834,6 +834,12 @@ pub trait Sources: sealed::Tuple {
     fn probe_all(&self, key: Self::Key, driver: usize, dense: usize) -> Option<Self::Probes>;
     /// The probes of `key` in every source.
     fn probe_key(&self, key: Self::Key) -> Option<Self::Probes>;
+    /// The probes of the key at dense position `dense` of every source,
+    /// for sources a [`Group`](crate::group::Group) keeps aligned (each
+    /// container holds the key there; each `Without` source does not hold
+    /// it). Not meaningful for other sources.
+    #[doc(hidden)]
+    fn aligned(&self, dense: usize) -> Self::Probes;
     /// The items of `key`.
     ///
     /// # Safety
@@ -930,6 +936,10 @@ macro_rules! tuple_sources {
             #[inline(always)]
             fn probe_key(&self, key: Self::Key) -> Option<Self::Probes> {
                 Some((self.$f.probe(key)?, $(self.$n.probe(key)?,)*))
+            }
+            #[inline(always)]
+            fn aligned(&self, dense: usize) -> Self::Probes {
+                (self.$f.at_dense(dense), $(self.$n.at_dense(dense),)*)
             }
             #[inline(always)]
             unsafe fn fetch_all<'b>(&self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>

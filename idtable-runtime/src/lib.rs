@@ -42,6 +42,7 @@ extern crate std;
 
 pub mod columns;
 pub mod data;
+pub mod group;
 pub mod id;
 pub mod join;
 pub mod map;

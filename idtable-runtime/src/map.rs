@@ -309,6 +309,8 @@ impl<K: Id, T: Record> SoaMap<K, T> {
             Err(Standing::Stale(d)) => {
                 let stale = entry::replace_row(&mut self.rows.columns, d, value);
                 self.rows.index.replace(d, key);
+                // Another key at position `d`: the order changed.
+                self.rows.columns.moved();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 Ok(None)

@@ -290,6 +290,8 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
             Place::Stale(stale_key) => {
                 let stale = replace_row(columns, stale_key.dense(), value);
                 let dense = stale_key.fill();
+                // Another key at position `dense`: the order changed.
+                columns.moved();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 match columns.get_mut(dense) {

@@ -1,0 +1,682 @@
+//! Groups: containers that keep the keys they share packed at the front,
+//! in one order, so a join over them streams with no probe per row.
+//!
+//! A [`Group`] is a small value you create from the containers it orders
+//! and hold beside them; it holds no borrow. Its *owned* sources (tables
+//! and [`SoaMap`]s, given as `&mut`) keep every key that all of them hold,
+//! and no [`Without`] source holds, at dense positions `0..len()`, the same
+//! key at the same position in each. A join through the group walks those
+//! prefixes side by side.
+//!
+//! ```
+//! use idtable::group::Group;
+//! use idtable::{SoaAllocator, SoaMap, Without};
+//!
+//! #[derive(SoaAllocator)]
+//! pub struct Unit { pub hp: f32 }
+//! #[derive(SoaAllocator)]
+//! pub struct Pos { pub x: f32 }
+//! #[derive(SoaAllocator)]
+//! pub struct Vel { pub x: f32 }
+//! #[derive(SoaAllocator)]
+//! pub struct Frozen { pub left: f32 }
+//!
+//! let mut units = UnitAllocator::new();
+//! let mut pos: SoaMap<UnitId, Pos> = SoaMap::new();
+//! let mut vel: SoaMap<UnitId, Vel> = SoaMap::new();
+//! let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+//! let ids: Vec<UnitId> = (0..4).map(|_| units.insert(Unit { hp: 1.0 })).collect();
+//! for &id in &ids {
+//!     pos.insert(id, Pos { x: 0.0 });
+//! }
+//! vel.insert(ids[1], Vel { x: 1.0 });
+//! vel.insert(ids[2], Vel { x: 2.0 });
+//! frozen.insert(ids[2], Frozen { left: 1.0 });
+//!
+//! // Units with a position and a velocity that are not frozen.
+//! let mut moving = Group::new((&mut pos, &mut vel, Without(&mut frozen)));
+//! assert_eq!(moving.len(), 1);
+//! for (_, (p, v, ())) in moving.join((&mut pos, &mut vel, Without(&frozen))) {
+//!     *p.x += *v.x;
+//! }
+//! assert_eq!(*pos.get(ids[1]).unwrap().x, 1.0);
+//!
+//! // Edits through the group keep it aligned, each one call.
+//! let mut edit = moving.edit((&mut pos, &mut vel, Without(&mut frozen)));
+//! edit.insert(ids[3], Vel { x: 3.0 }); // joins the group
+//! edit.remove::<Frozen, _>(ids[2]); // thaws: joins the group
+//! edit.insert(ids[1], Frozen { left: 5.0 }); // freezes: leaves it
+//! assert_eq!(moving.len(), 2);
+//!
+//! // A change that bypasses the group is noticed, and repaired before
+//! // the next join: never a wrong row.
+//! vel.insert(ids[0], Vel { x: 4.0 });
+//! let moved: Vec<UnitId> = moving
+//!     .join((&mut pos, &mut vel, Without(&frozen)))
+//!     .into_iter()
+//!     .map(|(id, _)| id)
+//!     .collect();
+//! assert_eq!(moved.len(), 3);
+//! assert!(!moved.contains(&ids[1]));
+//! ```
+//!
+//! # Sources
+//!
+//! A group's sources are a tuple of 1 to 8: owned containers as `&mut`
+//! (a derived allocator, a `SoaStorage`, a `SoaMap`; the first source is
+//! one), and exclusions as [`Without`]`(&c)` or `Without(&mut c)`. Every
+//! call that takes the sources ([`join`](Group::join),
+//! [`edit`](Group::edit), [`sync`](Group::sync)) takes them in the same
+//! order as [`new`](Group::new) did.
+//!
+//! # Keeping it aligned
+//!
+//! Edits through [`GroupEdit`] keep the prefix aligned in a few row swaps
+//! per call: a key that comes to qualify is swapped to position `len()` of
+//! every owned container, and one that stops qualifying is swapped to the
+//! last position of the prefix before it leaves.
+//!
+//! Changes that bypass the group (any method of the containers
+//! themselves) are noticed by each container's identity and *order
+//! stamp*, which every call that removes or moves a row moves on. Pushed
+//! rows are checked one by one (new keys join or leave the group); any
+//! other change makes the next call that takes the sources rebuild the
+//! prefix in one pass over the owned containers. A group never yields a
+//! row of another key; at worst its next join starts with that pass.
+//! An exclusion given as `Without(&c)` whose container no group has seen
+//! through `&mut` has no identity yet, so every call rebuilds: give it as
+//! `Without(&mut c)` to [`new`](Group::new) once.
+//!
+//! # What stays true
+//!
+//! A group only swaps rows, as `sort_by` does: ids, keys, generations and
+//! every lookup are unaffected, and the containers stay your own values.
+//! A group is not saved; build it again after loading its containers (the
+//! rows are found in place, one pass, nothing moves).
+//!
+//! [`SoaMap`]: crate::SoaMap
+
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use crate::id::Id;
+use crate::join::{Container, IntoSources, RowsToken, Sources, Without};
+use crate::map::SoaMap;
+use crate::record::Record;
+use crate::rows::sealed::Index as _;
+use crate::rows::KeyOf;
+
+pub(crate) mod member {
+    /// What a group saw of one source when it last left it aligned.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Seen {
+        /// The container's identity; 0 (unknown) never matches.
+        pub identity: u64,
+        /// Its order stamp.
+        pub order: u64,
+        /// Its number of rows.
+        pub len: usize,
+        /// Owned (reordered by the group) or excluded.
+        pub owned: bool,
+    }
+
+    /// What a group does with one of its sources: object-safe, so the
+    /// group's bookkeeping is compiled once per key type.
+    pub trait Member<K> {
+        /// What the group sees now; claims the container's identity where
+        /// the source is `&mut`.
+        fn look(&mut self) -> Seen;
+        /// Whether the group orders this source (else it excludes).
+        fn owned(&self) -> bool;
+        /// Number of rows.
+        fn len(&mut self) -> usize;
+        /// The key at dense position `i < len()`.
+        fn key_at(&mut self, i: usize) -> K;
+        /// The dense position of `key`, if it holds a row.
+        fn find(&mut self, key: K) -> Option<usize>;
+        /// Swaps two rows (owned sources only).
+        fn swap_rows(&mut self, a: usize, b: usize);
+    }
+}
+use member::{Member, Seen};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// One source of a [`Group`]: `&mut` a container it owns, or
+/// [`Without`] a container it excludes (the trait is sealed).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a source of a group",
+    label = "a group owns `&mut table_or_map` and excludes `Without(&map)`",
+    note = "a group reorders what it owns, so it takes it as `&mut`; `Maybe` sources are not part of a group yet: join them outside it"
+)]
+pub trait GroupSource: sealed::Sealed {
+    /// The id type of the keys.
+    type Key: Id;
+    #[doc(hidden)]
+    fn member(&mut self) -> &mut dyn Member<Self::Key>;
+}
+
+impl<C: Container> Member<KeyOf<C::Index>> for &mut C {
+    fn look(&mut self) -> Seen {
+        let rows = self.rows_mut(RowsToken::new());
+        Seen {
+            identity: rows.columns.claim_identity(),
+            order: rows.columns.order(),
+            len: rows.len(),
+            owned: true,
+        }
+    }
+    fn owned(&self) -> bool {
+        true
+    }
+    fn len(&mut self) -> usize {
+        self.rows_mut(RowsToken::new()).len()
+    }
+    fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
+        self.rows_mut(RowsToken::new()).keys()[i]
+    }
+    fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
+        self.rows_mut(RowsToken::new()).dense_index(key)
+    }
+    fn swap_rows(&mut self, a: usize, b: usize) {
+        if a != b {
+            let rows = self.rows_mut(RowsToken::new());
+            rows.index.swap_dense(a, b);
+            rows.columns.swap(a, b);
+        }
+    }
+}
+
+/// The methods of an excluded source, shared or mutable.
+macro_rules! excluded_member {
+    ($ty:ty, |$self:ident| $identity:expr) => {
+        impl<C: Container> Member<KeyOf<C::Index>> for $ty {
+            fn look(&mut $self) -> Seen {
+                let identity = $identity;
+                let rows = $self.0.rows();
+                Seen {
+                    identity,
+                    order: rows.columns.order(),
+                    len: rows.len(),
+                    owned: false,
+                }
+            }
+            fn owned(&self) -> bool {
+                false
+            }
+            fn len(&mut self) -> usize {
+                self.0.rows().len()
+            }
+            fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
+                self.0.rows().keys()[i]
+            }
+            fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
+                self.0.rows().dense_index(key)
+            }
+            fn swap_rows(&mut self, _: usize, _: usize) {
+                debug_assert!(false, "a group never reorders a source it excludes");
+            }
+        }
+    };
+}
+
+excluded_member!(Without<&C>, |self| self.0.rows().columns.identity());
+excluded_member!(Without<&mut C>, |self| self
+    .0
+    .rows_mut(RowsToken::new())
+    .columns
+    .claim_identity());
+
+impl<C: Container> sealed::Sealed for &mut C {}
+impl<C: Container> sealed::Sealed for Without<&C> {}
+impl<C: Container> sealed::Sealed for Without<&mut C> {}
+
+impl<C: Container> GroupSource for &mut C {
+    type Key = KeyOf<C::Index>;
+    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+        self
+    }
+}
+impl<C: Container> GroupSource for Without<&C> {
+    type Key = KeyOf<C::Index>;
+    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+        self
+    }
+}
+impl<C: Container> GroupSource for Without<&mut C> {
+    type Key = KeyOf<C::Index>;
+    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+        self
+    }
+}
+
+/// The first source of a group: one it owns, `&mut` a container.
+#[diagnostic::on_unimplemented(
+    message = "the first source of a group must be one it owns, not `{Self}`",
+    label = "put a `&mut table_or_map` first",
+    note = "a group's keys are read from its first source"
+)]
+pub trait FirstGroupSource: GroupSource {}
+impl<C: Container> FirstGroupSource for &mut C {}
+
+/// A tuple of [`GroupSource`]s, all keyed by one id type, the first one
+/// owned: what a [`Group`] is made from and kept with. Implemented for
+/// tuples of 1 to 8 (the trait is sealed).
+pub trait GroupSources: sealed::Sealed {
+    /// The id type every source is keyed by.
+    type Key: Id;
+    #[doc(hidden)]
+    fn with_members<R>(&mut self, f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R) -> R;
+}
+
+macro_rules! tuple_group_sources {
+    ($first:ident $f:tt $(, $rest:ident $n:tt)*) => {
+        impl<$first, $($rest,)*> sealed::Sealed for ($first, $($rest,)*) {}
+
+        impl<$first: FirstGroupSource $(, $rest: GroupSource<Key = $first::Key>)*> GroupSources
+            for ($first, $($rest,)*)
+        {
+            type Key = $first::Key;
+            fn with_members<R>(
+                &mut self,
+                f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R,
+            ) -> R {
+                f(&mut [self.$f.member() $(, self.$n.member())*])
+            }
+        }
+    };
+}
+
+tuple_group_sources!(A 0);
+tuple_group_sources!(A 0, B 1);
+tuple_group_sources!(A 0, B 1, C 2);
+tuple_group_sources!(A 0, B 1, C 2, D 3);
+tuple_group_sources!(A 0, B 1, C 2, D 3, E 4);
+tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// Containers that keep the keys they share packed at the front, in one
+/// order: see the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct Group<K> {
+    len: usize,
+    seen: Vec<Seen>,
+    _key: PhantomData<fn() -> K>,
+}
+
+impl<K: Id> Group<K> {
+    /// Groups `sources`: moves every key that all owned sources hold and
+    /// no excluded one does to the front of each owned source, in one
+    /// order (one pass over the owned source with the fewest rows).
+    pub fn new<S: GroupSources<Key = K>>(mut sources: S) -> Self {
+        let mut group = Group {
+            len: 0,
+            seen: Vec::new(),
+            _key: PhantomData,
+        };
+        sources.with_members(|members| group.rebuild(members));
+        group
+    }
+
+    /// The number of keys in the group: the length of the aligned
+    /// prefixes, as of the last call that took the sources.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` if no key is in the group.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the sources are as the group left them (no change bypassed
+    /// it since): the next call that takes them starts without a pass.
+    pub fn is_aligned<S: GroupSources<Key = K>>(&self, mut sources: S) -> bool {
+        sources.with_members(|members| {
+            members.len() == self.seen.len()
+                && members.iter_mut().zip(&self.seen).all(|(m, seen)| {
+                    let now = m.look();
+                    seen.identity != 0 && now == *seen
+                })
+        })
+    }
+
+    /// Brings the group up to date with changes that bypassed it: pushed
+    /// rows are checked one by one, any other change rebuilds the prefix.
+    /// Every call that takes the sources does this first.
+    pub fn sync<S: GroupSources<Key = K>>(&mut self, mut sources: S) {
+        sources.with_members(|members| self.sync_members(members));
+    }
+
+    /// The join of the group's sources over the aligned prefix: `(key,
+    /// items)` for each key of the group, in the prefix's order, each
+    /// item read at the same dense position of its container (no probe).
+    /// An owned source yields its mutable row, an excluded one `()`.
+    pub fn join<'a, S>(&mut self, mut sources: S) -> GroupJoin<'a, S::Sources>
+    where
+        S: GroupSources<Key = K> + IntoSources<Key = K>,
+        S::Sources: 'a,
+    {
+        sources.with_members(|members| self.sync_members(members));
+        let sources = sources.into_sources();
+        // Every owned source holds at least `len` rows; a `Container`
+        // whose `rows` and `rows_mut` disagree gets fewer rows, never a
+        // read past its end.
+        let (_, shortest) = sources.driver();
+        debug_assert!(self.len <= shortest);
+        GroupJoin {
+            end: self.len.min(shortest),
+            sources,
+            next: 0,
+            _items: PhantomData,
+        }
+    }
+
+    /// An edit of the group's sources: inserts and removes through it keep
+    /// the group aligned.
+    pub fn edit<S: GroupSources<Key = K>>(&mut self, mut sources: S) -> GroupEdit<'_, K, S> {
+        sources.with_members(|members| self.sync_members(members));
+        GroupEdit {
+            group: self,
+            sources,
+        }
+    }
+
+    fn record(&mut self, members: &mut [&mut dyn Member<K>]) {
+        self.seen.clear();
+        self.seen.extend(members.iter_mut().map(|m| m.look()));
+    }
+
+    fn sync_members(&mut self, members: &mut [&mut dyn Member<K>]) {
+        if members.len() != self.seen.len() {
+            return self.rebuild(members);
+        }
+        let mut pushed = false;
+        for (m, seen) in members.iter_mut().zip(&self.seen) {
+            let now = m.look();
+            if seen.identity == 0
+                || now.identity != seen.identity
+                || now.order != seen.order
+                || now.owned != seen.owned
+                || now.len < seen.len
+            {
+                return self.rebuild(members);
+            }
+            pushed |= now.len > seen.len;
+        }
+        if pushed {
+            // Only pushes: every row is where it was, the new keys at the
+            // ends. Each new key joins or leaves the group as it now
+            // qualifies.
+            let mut fresh = Vec::new();
+            for (m, seen) in members.iter_mut().zip(&self.seen) {
+                let len = m.len();
+                fresh.extend((seen.len..len).map(|i| m.key_at(i)));
+            }
+            for key in fresh {
+                self.settle_key(members, key);
+            }
+        }
+        self.record(members);
+    }
+
+    /// Rebuilds the prefix: one pass over the owned source with the fewest
+    /// rows.
+    fn rebuild(&mut self, members: &mut [&mut dyn Member<K>]) {
+        self.len = 0;
+        let mut driver = None;
+        for (at, m) in members.iter_mut().enumerate() {
+            if m.owned() {
+                let len = m.len();
+                if driver.is_none_or(|(_, best)| len < best) {
+                    driver = Some((at, len));
+                }
+            }
+        }
+        if let Some((driver, _)) = driver {
+            let mut i = 0;
+            while i < members[driver].len() {
+                let key = members[driver].key_at(i);
+                if qualifies(members, key) {
+                    // Positions below `len` hold members; `i >= len`, so
+                    // the row swapped to `i` was already looked at.
+                    self.enter(members, key);
+                }
+                i += 1;
+            }
+        }
+        self.record(members);
+    }
+
+    /// Makes `key` a member or not, as it now qualifies.
+    fn settle_key(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        match (self.is_member(members, key), qualifies(members, key)) {
+            (false, true) => self.enter(members, key),
+            (true, false) => self.leave(members, key),
+            _ => {}
+        }
+    }
+
+    fn is_member(&self, members: &mut [&mut dyn Member<K>], key: K) -> bool {
+        match members.first_mut() {
+            Some(first) => first.find(key).is_some_and(|p| p < self.len),
+            None => false,
+        }
+    }
+
+    /// `key` (not a member, and qualifying) joins: to position `len` of
+    /// every owned source.
+    fn enter(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        for m in members.iter_mut().filter(|m| m.owned()) {
+            if let Some(p) = m.find(key) {
+                m.swap_rows(p, self.len);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// `key` (a member) leaves: to the prefix's last position in every
+    /// owned source, which then shrinks by one.
+    fn leave(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        self.len -= 1;
+        for m in members.iter_mut().filter(|m| m.owned()) {
+            if let Some(p) = m.find(key) {
+                m.swap_rows(p, self.len);
+            }
+        }
+    }
+}
+
+/// Whether `key` is held by every owned source and by no excluded one.
+fn qualifies<K: Id>(members: &mut [&mut dyn Member<K>], key: K) -> bool {
+    members
+        .iter_mut()
+        .all(|m| m.find(key).is_some() == m.owned())
+}
+
+/// Edits of a group's sources that keep it aligned, from
+/// [`Group::edit`]: each insert or remove is one call and a few row swaps.
+pub struct GroupEdit<'g, K: Id, S: GroupSources<Key = K>> {
+    group: &'g mut Group<K>,
+    sources: S,
+}
+
+/// A source of a group that a [`GroupEdit`] can insert into and remove
+/// from: `&mut` a [`SoaMap`], owned, or [`Without`]`(&mut map)`, excluded.
+pub trait EditableSource: GroupSource {
+    /// The component the map holds.
+    type Record: Record;
+    #[doc(hidden)]
+    fn map(&mut self) -> &mut SoaMap<Self::Key, Self::Record>;
+}
+
+impl<K: Id, T: Record> EditableSource for &mut SoaMap<K, T> {
+    type Record = T;
+    fn map(&mut self) -> &mut SoaMap<K, T> {
+        self
+    }
+}
+
+impl<K: Id, T: Record> EditableSource for Without<&mut SoaMap<K, T>> {
+    type Record = T;
+    fn map(&mut self) -> &mut SoaMap<K, T> {
+        self.0
+    }
+}
+
+/// Position `N` of a tuple, found by the type of what is stored there: an
+/// inference marker for [`Pick`].
+pub struct At<const N: usize>;
+
+/// The source of a tuple that holds `T`s, found by type (`At` is
+/// inferred): what lets [`GroupEdit::insert`] pick the map by the value's
+/// type. Ambiguous, and so a compile error, when two sources hold `T`.
+#[diagnostic::on_unimplemented(
+    message = "no source of this edit holds `{T}` mutably",
+    label = "the value's type picks the map it goes into",
+    note = "give the map as `&mut map` (owned) or `Without(&mut map)` (excluded) to `Group::edit`"
+)]
+pub trait Pick<K, T, At> {
+    /// The source.
+    type Source: EditableSource<Key = K, Record = T>;
+    #[doc(hidden)]
+    fn pick(&mut self) -> &mut Self::Source;
+}
+
+macro_rules! pick_impls {
+    ($all:tt $($at:tt $ty:ident),+) => {$(
+        pick_impls!(@one $all $at $ty);
+    )+};
+    (@one [$($all:ident),+] $at:tt $ty:ident) => {
+        impl<K: Id, T, $($all),+> Pick<K, T, At<$at>> for ($($all,)+)
+        where
+            $ty: EditableSource<Key = K, Record = T>,
+        {
+            type Source = $ty;
+            fn pick(&mut self) -> &mut $ty {
+                &mut self.$at
+            }
+        }
+    };
+}
+
+pick_impls!([A] 0 A);
+pick_impls!([A, B] 0 A, 1 B);
+pick_impls!([A, B, C] 0 A, 1 B, 2 C);
+pick_impls!([A, B, C, D] 0 A, 1 B, 2 C, 3 D);
+pick_impls!([A, B, C, D, E] 0 A, 1 B, 2 C, 3 D, 4 E);
+pick_impls!([A, B, C, D, E, F] 0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+pick_impls!([A, B, C, D, E, F, G] 0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+pick_impls!([A, B, C, D, E, F, G, H] 0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+
+impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
+    /// Inserts `value` for `key` into the source that holds `T`s (picked
+    /// by type), as [`SoaMap::insert`]; `key` joins the group if it now
+    /// qualifies, or leaves it if the source is an exclusion.
+    pub fn insert<T: Record, N>(&mut self, key: K, value: T) -> Option<T>
+    where
+        S: Pick<K, T, N>,
+    {
+        let map = self.sources.pick().map();
+        let order = map.rows.columns.order();
+        let old = map.insert(key, value);
+        if map.rows.columns.order() == order {
+            // A push, or a value replaced: only `key` may change standing.
+            self.settle(key);
+        } else {
+            // A stale entry of the same slot index replaced in place: its
+            // old key may have been a member.
+            let group = &mut *self.group;
+            self.sources.with_members(|members| group.rebuild(members));
+        }
+        old
+    }
+
+    /// Removes `key`'s `T` from the source that holds `T`s (picked by
+    /// type), as [`SoaMap::remove`]; `key` leaves the group if it was a
+    /// member, or joins it if the source is an exclusion and it now
+    /// qualifies.
+    pub fn remove<T: Record, N>(&mut self, key: K) -> Option<T>
+    where
+        S: Pick<K, T, N>,
+    {
+        let group = &mut *self.group;
+        if self.sources.with_members(|m| group.is_member(m, key)) {
+            self.sources.with_members(|m| group.leave(m, key));
+        }
+        let old = self.sources.pick().map().remove(key);
+        self.settle(key);
+        old
+    }
+
+    /// The group, up to date.
+    pub fn group(&self) -> &Group<K> {
+        self.group
+    }
+
+    /// Settles `key` after a change of one source through the edit, and
+    /// records what the group now sees.
+    fn settle(&mut self, key: K) {
+        let group = &mut *self.group;
+        self.sources.with_members(|members| {
+            group.settle_key(members, key);
+            group.record(members);
+        });
+    }
+}
+
+/// The iterator of a group's join, from [`Group::join`]: `(key, items)`
+/// over the aligned prefix.
+pub struct GroupJoin<'a, S> {
+    sources: S,
+    next: usize,
+    end: usize,
+    _items: PhantomData<&'a ()>,
+}
+
+impl<'a, S: Sources + 'a> Iterator for GroupJoin<'a, S> {
+    type Item = (S::Key, S::Items<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next < self.end {
+            let dense = self.next;
+            self.next += 1;
+            // SAFETY: `dense < end`, which is at most every owned source's
+            // length (`Group::join`), and the first source is owned; each
+            // position is taken once, so no other item of the same key
+            // lives.
+            let key = unsafe { self.sources.driver_key(0, dense) };
+            let probes = self.sources.aligned(dense);
+            // SAFETY: as above: every owned source holds a row at `dense`,
+            // each excluded source's probe is `()`.
+            Some((key, unsafe { self.sources.fetch_all(key, probes) }))
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl<'a, S: Sources + 'a> ExactSizeIterator for GroupJoin<'a, S> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_group_of_empty_maps() {
+        use crate::id::Id24_8;
+        let mut a: SoaMap<Id24_8, ()> = SoaMap::new();
+        let g = Group::new((&mut a,));
+        assert!(g.is_empty());
+    }
+}

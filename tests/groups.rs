@@ -1,0 +1,328 @@
+//! Groups against a model: random edits through the group, changes that
+//! bypass it (inserts, removes, sorts, clears, `remove_all`, a container
+//! swapped for its clone), and joins, checked against `HashMap`s. Whatever
+//! happened, a grouped join yields every key that both owned maps hold and
+//! the excluded one does not, once, with its own rows, and nothing else.
+//! Runs under Miri in CI (few cases).
+
+use std::collections::{HashMap, HashSet};
+
+use idtable::group::Group;
+use idtable::{remove_all, SoaAllocator, SoaMap, Without};
+use proptest::prelude::*;
+
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub n: i64,
+}
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Pos {
+    pub x: i64,
+}
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Vel {
+    pub x: i64,
+}
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Frozen {
+    pub left: i64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Map {
+    Pos,
+    Vel,
+    Frozen,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn,
+    Despawn(usize),
+    /// Removes the unit from its table only: its components stay, stale,
+    /// until a newer id of the same slot replaces them.
+    Kill(usize),
+    EditInsert(Map, usize, i64),
+    EditRemove(Map, usize),
+    BypassInsert(Map, usize, i64),
+    BypassRemove(Map, usize),
+    SortPos,
+    ClearFrozen,
+    CloneVel,
+    Join,
+}
+
+fn map() -> impl Strategy<Value = Map> {
+    prop_oneof![Just(Map::Pos), Just(Map::Vel), Just(Map::Frozen)]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => Just(Op::Spawn),
+        1 => (0usize..16).prop_map(Op::Despawn),
+        1 => (0usize..16).prop_map(Op::Kill),
+        6 => (map(), 0usize..16, -50i64..50).prop_map(|(m, i, v)| Op::EditInsert(m, i, v)),
+        4 => (map(), 0usize..16).prop_map(|(m, i)| Op::EditRemove(m, i)),
+        2 => (map(), 0usize..16, -50i64..50).prop_map(|(m, i, v)| Op::BypassInsert(m, i, v)),
+        2 => (map(), 0usize..16).prop_map(|(m, i)| Op::BypassRemove(m, i)),
+        1 => Just(Op::SortPos),
+        1 => Just(Op::ClearFrozen),
+        1 => Just(Op::CloneVel),
+        3 => Just(Op::Join),
+    ]
+}
+
+/// The containers and their model.
+struct World {
+    units: UnitAllocator,
+    pos: SoaMap<UnitId, Pos>,
+    vel: SoaMap<UnitId, Vel>,
+    frozen: SoaMap<UnitId, Frozen>,
+    ids: Vec<UnitId>,
+    model: [HashMap<UnitId, i64>; 3],
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            units: UnitAllocator::new(),
+            pos: SoaMap::new(),
+            vel: SoaMap::new(),
+            frozen: SoaMap::new(),
+            ids: Vec::new(),
+            model: Default::default(),
+        }
+    }
+
+    /// An id of the world's, live or removed (stale ids are part of it).
+    fn id(&self, i: usize) -> Option<UnitId> {
+        (!self.ids.is_empty()).then(|| self.ids[i % self.ids.len()])
+    }
+
+    fn insert_direct(&mut self, m: Map, id: UnitId, v: i64) {
+        match m {
+            Map::Pos => self.pos.insert(id, Pos { x: v }).is_some(),
+            Map::Vel => self.vel.insert(id, Vel { x: v }).is_some(),
+            Map::Frozen => self.frozen.insert(id, Frozen { left: v }).is_some(),
+        };
+    }
+
+    fn remove_direct(&mut self, m: Map, id: UnitId) -> Option<i64> {
+        match m {
+            Map::Pos => self.pos.remove(id).map(|p| p.x),
+            Map::Vel => self.vel.remove(id).map(|p| p.x),
+            Map::Frozen => self.frozen.remove(id).map(|p| p.left),
+        }
+    }
+
+    /// What inserting `id` into map `m` does to the model: a stale entry
+    /// of the same slot index is replaced.
+    fn model_insert(&mut self, m: Map, id: UnitId, v: i64) {
+        let model = &mut self.model[m as usize];
+        model.retain(|k, _| k.index() != id.index() || *k == id);
+        model.insert(id, v);
+    }
+
+    /// The keys the group must hold: in `pos` and `vel`, not in `frozen`.
+    fn expected(&self) -> HashSet<UnitId> {
+        self.model[0]
+            .keys()
+            .filter(|k| self.model[1].contains_key(k) && !self.model[2].contains_key(k))
+            .copied()
+            .collect()
+    }
+
+    /// A grouped join agrees with the model; moves every member's `x` by
+    /// its velocity in both, so rows are also checked to be written to
+    /// the right key.
+    fn check_join(&mut self, group: &mut Group<UnitId>) {
+        let expected = self.expected();
+        let mut seen = HashSet::new();
+        for (id, (p, v, ())) in group.join((&mut self.pos, &mut self.vel, Without(&self.frozen))) {
+            assert!(seen.insert(id), "{id:?} yielded twice");
+            assert_eq!(Some(&*p.x), self.model[0].get(&id), "pos of {id:?}");
+            assert_eq!(Some(&*v.x), self.model[1].get(&id), "vel of {id:?}");
+            *p.x += *v.x;
+            *self.model[0].get_mut(&id).unwrap() += *v.x;
+        }
+        assert_eq!(seen, expected);
+        assert_eq!(group.len(), expected.len());
+        assert!(group.is_aligned((&mut self.pos, &mut self.vel, Without(&mut self.frozen))));
+    }
+
+    fn agree(&self) {
+        for (id, x) in &self.model[0] {
+            assert_eq!(self.pos.get(*id).map(|p| *p.x), Some(*x));
+        }
+        for (id, x) in &self.model[1] {
+            assert_eq!(self.vel.get(*id).map(|p| *p.x), Some(*x));
+        }
+        for (id, x) in &self.model[2] {
+            assert_eq!(self.frozen.get(*id).map(|p| *p.left), Some(*x));
+        }
+        assert_eq!(self.pos.len(), self.model[0].len());
+        assert_eq!(self.vel.len(), self.model[1].len());
+        assert_eq!(self.frozen.len(), self.model[2].len());
+    }
+}
+
+fn run(ops: &[Op]) {
+    let mut w = World::new();
+    let mut group = Group::new((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
+    for op in ops {
+        match *op {
+            Op::Spawn => {
+                let id = w.units.insert(Unit { n: 0 });
+                w.ids.push(id);
+            }
+            Op::Despawn(i) => {
+                let Some(id) = w.id(i) else { continue };
+                // Bypasses the group: removes from every container.
+                remove_all(id, (&mut w.units, &mut w.pos, &mut w.vel, &mut w.frozen));
+                for m in &mut w.model {
+                    m.remove(&id);
+                }
+            }
+            Op::Kill(i) => {
+                let Some(id) = w.id(i) else { continue };
+                w.units.remove(id);
+            }
+            Op::EditInsert(m, i, v) => {
+                let Some(id) = w.id(i) else { continue };
+                if !w.units.contains(id) {
+                    continue; // components of live units only, as a game would
+                }
+                let mut edit = group.edit((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
+                match m {
+                    Map::Pos => edit.insert(id, Pos { x: v }).map(|p| p.x),
+                    Map::Vel => edit.insert(id, Vel { x: v }).map(|p| p.x),
+                    Map::Frozen => edit.insert(id, Frozen { left: v }).map(|p| p.left),
+                };
+                w.model_insert(m, id, v);
+            }
+            Op::EditRemove(m, i) => {
+                let Some(id) = w.id(i) else { continue };
+                let mut edit = group.edit((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
+                let got = match m {
+                    Map::Pos => edit.remove::<Pos, _>(id).map(|p| p.x),
+                    Map::Vel => edit.remove::<Vel, _>(id).map(|p| p.x),
+                    Map::Frozen => edit.remove::<Frozen, _>(id).map(|p| p.left),
+                };
+                assert_eq!(got, w.model[m as usize].remove(&id));
+            }
+            Op::BypassInsert(m, i, v) => {
+                let Some(id) = w.id(i) else { continue };
+                if !w.units.contains(id) {
+                    continue;
+                }
+                w.insert_direct(m, id, v);
+                w.model_insert(m, id, v);
+            }
+            Op::BypassRemove(m, i) => {
+                let Some(id) = w.id(i) else { continue };
+                assert_eq!(w.remove_direct(m, id), w.model[m as usize].remove(&id));
+            }
+            Op::SortPos => w.pos.sort_by_key(|p| -*p.x),
+            Op::ClearFrozen => {
+                w.frozen.clear();
+                w.model[2].clear();
+            }
+            Op::CloneVel => {
+                // Another container with the same rows: a new identity.
+                w.vel = w.vel.clone();
+            }
+            Op::Join => w.check_join(&mut group),
+        }
+        w.agree();
+    }
+    w.check_join(&mut group);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 6 } else { 512 },
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn grouped_joins_agree_with_hash_maps(ops in prop::collection::vec(op(), 1..120)) {
+        run(&ops);
+    }
+}
+
+#[test]
+fn a_group_owning_the_table_keeps_its_ids_resolving() {
+    let mut units = UnitAllocator::new();
+    let mut pos: SoaMap<UnitId, Pos> = SoaMap::new();
+    let ids: Vec<UnitId> = (0..10).map(|n| units.insert(Unit { n })).collect();
+    for &id in ids.iter().step_by(3) {
+        pos.insert(id, Pos { x: 100 });
+    }
+    let mut group = Group::new((&mut units, &mut pos));
+    assert_eq!(group.len(), 4);
+    let mut yielded = Vec::new();
+    for (id, (u, p)) in group.join((&mut units, &mut pos)) {
+        yielded.push(id);
+        *p.x += *u.n;
+    }
+    // The table's rows moved (the members first); every id still finds its
+    // own row.
+    assert_eq!(&units.ids()[..4], &yielded[..]);
+    for (n, &id) in ids.iter().enumerate() {
+        assert_eq!(*units.get(id).unwrap().n, n as i64);
+        if n % 3 == 0 {
+            assert_eq!(*pos.get(id).unwrap().x, 100 + n as i64);
+        }
+    }
+    units.remove(ids[3]);
+    let left: HashSet<UnitId> = group
+        .join((&mut units, &mut pos))
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(left, [ids[0], ids[6], ids[9]].into_iter().collect());
+}
+
+#[test]
+fn an_exclusion_seen_only_through_a_shared_borrow_rebuilds_every_time_but_stays_right() {
+    let mut units = UnitAllocator::new();
+    let mut pos: SoaMap<UnitId, Pos> = SoaMap::new();
+    let frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+    let a = units.insert(Unit { n: 1 });
+    pos.insert(a, Pos { x: 1 });
+    let mut group = Group::new((&mut pos, Without(&frozen)));
+    assert!(!group.is_aligned((&mut pos, Without(&frozen))));
+    assert_eq!(group.join((&mut pos, Without(&frozen))).count(), 1);
+}
+
+#[test]
+fn a_stale_entry_replaced_through_the_group_leaves_no_ghost_member() {
+    let mut units = UnitAllocator::new();
+    let mut pos: SoaMap<UnitId, Pos> = SoaMap::new();
+    let mut vel: SoaMap<UnitId, Vel> = SoaMap::new();
+    let old = units.insert(Unit { n: 0 });
+    pos.insert(old, Pos { x: 1 });
+    vel.insert(old, Vel { x: 1 });
+    let mut group = Group::new((&mut pos, &mut vel));
+    assert_eq!(group.len(), 1);
+    units.remove(old);
+    let new = units.insert(Unit { n: 1 }); // the same slot, a newer generation
+    assert_eq!(new.index(), old.index());
+    // `pos` replaces its stale entry of `old` in place; `vel` still holds `old`.
+    group.edit((&mut pos, &mut vel)).insert(new, Pos { x: 2 });
+    let members: Vec<UnitId> = group.join((&mut pos, &mut vel)).map(|(id, _)| id).collect();
+    assert!(members.is_empty(), "{members:?}");
+
+    // The same, bypassing the group: the next join notices.
+    vel.insert(new, Vel { x: 3 }); // joins at the next call
+    let members: Vec<UnitId> = group.join((&mut pos, &mut vel)).map(|(id, _)| id).collect();
+    assert_eq!(members, [new]);
+    units.remove(new);
+    let newer = units.insert(Unit { n: 2 });
+    pos.insert(newer, Pos { x: 4 }); // replaces `new`'s entry in place
+    let yielded: Vec<(UnitId, i64, i64)> = group
+        .join((&mut pos, &mut vel))
+        .map(|(id, (p, v))| (id, *p.x, *v.x))
+        .collect();
+    assert!(yielded.is_empty(), "{yielded:?}");
+}
