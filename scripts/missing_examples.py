@@ -27,10 +27,17 @@ method):
   an associated constant, a block containing `.name` or `::name` (a call,
   or a path to it); for a type, trait, function, constant or macro, a block
   containing its name as a word. One hop: the target's own blocks count,
-  not the ones it links to in turn. A method that only forwards writes
-  "see [`Foo`]'s example" (or links the sibling method that has one)
-  instead of repeating the setup; a reader is one click from an example
-  that calls it;
+  not the ones it links to in turn. A method shown elsewhere links that
+  example from the sentence that says what it does, instead of
+  repeating the setup; a reader is one click from an example that calls
+  it;
+* **by its parent**: a method or associated constant is covered when its
+  type's own asserting blocks use it, and an item of a module when the
+  module's own asserting blocks name it (the same test as a link's):
+  rustdoc shows it on that page, so its docs say what it does and write
+  no line that only points there. A member is also covered by a link
+  its type or trait makes (once, for all its members) to an item whose
+  own asserting blocks use it;
 * **a module** is covered by a link to any item whose own docs hold an
   asserting block: a module is a namespace or a guide chapter, shown by
   the examples of what it points to (the facade's `guide` module points
@@ -301,7 +308,14 @@ def main():
                     if shown:
                         redundant.append("%-12s %-60s %-42s shown by %s" % (kind, path, where, shown))
                 continue
-            if kind != "use" and resolver.shown_by(crate, item, kind, member, links):
+            up = [("its parent %s" % path.rsplit("::", 1)[0], parent)] if parent is not None else []
+            if member:
+                # A member is also shown by an example its type or trait
+                # links, once for all its members.
+                owner = doc["index"].get(str(parent)) or {}
+                up += [("its parent's link [%s]" % text, target)
+                       for text, target in (owner.get("links") or {}).items()]
+            if kind != "use" and resolver.shown_by(crate, item, kind, member, up + links):
                 by_link += 1
                 continue
             missing.append("%-12s %-60s %s" % (kind, path, where))

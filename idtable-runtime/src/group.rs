@@ -145,7 +145,8 @@ mod sealed {
 }
 
 /// One source of a [`Group`]: `&mut` a container it owns, or
-/// [`Without`] a container it excludes (the trait is sealed).
+/// [`Without`] a container it excludes (the trait is sealed; the bounds
+/// are shown with [`GroupSources`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a source of a group",
     label = "a group owns `&mut table_or_map` and excludes `Without(&map)`",
@@ -252,7 +253,8 @@ impl<C: Container> GroupSource for Without<&mut C> {
     }
 }
 
-/// The first source of a group: one it owns, `&mut` a container.
+/// The first source of a group: one it owns, `&mut` a container (shown
+/// with [`GroupSources`]).
 #[diagnostic::on_unimplemented(
     message = "the first source of a group must be one it owns, not `{Self}`",
     label = "put a `&mut table_or_map` first",
@@ -264,6 +266,29 @@ impl<C: Container> FirstGroupSource for &mut C {}
 /// A tuple of [`GroupSource`]s, all keyed by one id type, the first one
 /// owned: what a [`Group`] is made from and kept with. Implemented for
 /// tuples of 1 to 8 (the trait is sealed).
+///
+/// ```
+/// use idtable::group::{At, EditableSource, FirstGroupSource, GroupSource, GroupSources, Pick};
+/// use idtable::{SoaAllocator, SoaMap, Without};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: f32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Frozen { pub left: f32 }
+///
+/// fn sources<S: GroupSources<Key = UnitId>>(_: &S) -> bool { true }
+/// fn first<S: FirstGroupSource>(_: &S) -> bool { true }
+/// fn source<S: GroupSource>(_: &S) -> bool { true }
+/// fn editable<S: EditableSource>(_: &S) -> bool { true }
+/// fn picks<S: Pick<UnitId, Frozen, At<2>>>(_: &S) -> bool { true }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut hp: SoaMap<UnitId, f32> = SoaMap::new();
+/// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+/// assert!(first(&&mut units) && source(&Without(&frozen)) && editable(&&mut hp));
+/// let all = (&mut units, &mut hp, Without(&mut frozen));
+/// assert!(sources(&all) && picks(&all));
+/// ```
 pub trait GroupSources: sealed::Sealed {
     /// The id type every source is keyed by.
     type Key: Id;
@@ -299,7 +324,39 @@ tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 /// Containers that keep the keys they share packed at the front, in one
-/// order: see the [module docs](self).
+/// order (the [module docs](self) show a whole system).
+///
+/// ```
+/// use idtable::group::{Group, GroupJoin};
+/// use idtable::{SoaAllocator, SoaMap, Without};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: f32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Burning { pub dps: f32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Frozen { pub left: f32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+/// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+/// // The group owns the table too: burning units' rows come first in both.
+/// let mut group = Group::new((&mut units, &mut burning, Without(&mut frozen)));
+/// assert!(group.is_empty());
+///
+/// let a = units.insert(Unit { hp: 10.0 });
+/// burning.insert(a, Burning { dps: 1.0 }); // bypasses the group
+/// assert!(!group.is_aligned((&mut units, &mut burning, Without(&mut frozen))));
+/// group.sync((&mut units, &mut burning, Without(&mut frozen)));
+/// assert!(group.is_aligned((&mut units, &mut burning, Without(&mut frozen))));
+/// assert_eq!(group.len(), 1);
+///
+/// let rows: GroupJoin<'_, _> = group.join((&mut units, &mut burning, Without(&frozen)));
+/// for (_, (unit, fire, ())) in rows {
+///     *unit.hp -= *fire.dps;
+/// }
+/// assert_eq!(*units.get(a).unwrap().hp, 9.0);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Group<K> {
     len: usize,
@@ -499,13 +556,39 @@ fn qualifies<K: Id>(members: &mut [&mut dyn Member<K>], key: K) -> bool {
 
 /// Edits of a group's sources that keep it aligned, from
 /// [`Group::edit`]: each insert or remove is one call and a few row swaps.
+/// The map is picked by the value's type; where two maps hold one type,
+/// [`At`] names its position in the tuple.
+///
+/// ```
+/// use idtable::group::{At, Group, GroupEdit};
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: f32 }
+///
+/// let mut units = UnitAllocator::new();
+/// let a = units.insert(Unit { hp: 1.0 });
+/// let mut speed: SoaMap<UnitId, f32> = SoaMap::new();
+/// let mut heat: SoaMap<UnitId, f32> = SoaMap::new();
+/// let mut group = Group::new((&mut speed, &mut heat));
+///
+/// let mut edit: GroupEdit<'_, UnitId, _> = group.edit((&mut speed, &mut heat));
+/// edit.insert::<f32, At<0>>(a, 2.0);
+/// assert_eq!(edit.group().len(), 0); // not in `heat` yet
+/// edit.insert::<f32, At<1>>(a, 5.0);
+/// assert_eq!(edit.group().len(), 1);
+/// assert_eq!(edit.remove::<f32, At<1>>(a), Some(5.0));
+/// assert_eq!(edit.group().len(), 0);
+/// assert_eq!(speed.get(a), Some(&2.0));
+/// ```
 pub struct GroupEdit<'g, K: Id, S: GroupSources<Key = K>> {
     group: &'g mut Group<K>,
     sources: S,
 }
 
 /// A source of a group that a [`GroupEdit`] can insert into and remove
-/// from: `&mut` a [`SoaMap`], owned, or [`Without`]`(&mut map)`, excluded.
+/// from: `&mut` a [`SoaMap`], owned, or [`Without`]`(&mut map)`, excluded
+/// (shown with [`GroupSources`]).
 pub trait EditableSource: GroupSource {
     /// The component the map holds.
     type Record: Record;
@@ -528,12 +611,14 @@ impl<K: Id, T: Record> EditableSource for Without<&mut SoaMap<K, T>> {
 }
 
 /// Position `N` of a tuple, found by the type of what is stored there: an
-/// inference marker for [`Pick`].
+/// inference marker for [`Pick`], named where two maps hold one type (as
+/// in [`GroupEdit`]'s example).
 pub struct At<const N: usize>;
 
 /// The source of a tuple that holds `T`s, found by type (`At` is
 /// inferred): what lets [`GroupEdit::insert`] pick the map by the value's
-/// type. Ambiguous, and so a compile error, when two sources hold `T`.
+/// type. Ambiguous, and so a compile error, when two sources hold `T`
+/// (the bound is shown with [`GroupSources`]).
 #[diagnostic::on_unimplemented(
     message = "no source of this edit holds `{T}` mutably",
     label = "the value's type picks the map it goes into",
@@ -629,7 +714,7 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
 }
 
 /// The iterator of a group's join, from [`Group::join`]: `(key, items)`
-/// over the aligned prefix.
+/// over the aligned prefix (named in [`Group`]'s example).
 pub struct GroupJoin<'a, S> {
     sources: S,
     next: usize,

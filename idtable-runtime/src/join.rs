@@ -101,7 +101,7 @@ use crate::{map::SoaMap, storage::SoaStorage};
 /// [`SoaStorage`] or a [`SoaMap`]. What
 /// [`join`] and [`remove_all`] need of it: its [`Rows`], and how one key's
 /// row is removed. `#[derive(SoaAllocator)]` implements it for the
-/// allocator; see the [module docs](self) for an example.
+/// allocator; [`Sources`] calls its methods step by step.
 pub trait Container {
     /// The index of its rows ([`IdTable`](crate::IdTable) or
     /// [`SparseSet`](crate::map::SparseSet)).
@@ -264,6 +264,19 @@ pub struct Driver<S: IntoSource<Source: Drivable>>(pub S);
 /// [`Source::Required`] is `Yes` for a required source and `No` for
 /// `Maybe` and `Without`; a join compiles only when one of its sources is
 /// required.
+///
+/// ```
+/// use idtable::join::flag::{Flag, HasRequired, No, Yes};
+///
+/// fn type_of<T>() -> &'static str {
+///     core::any::type_name::<T>()
+/// }
+/// fn joinable<F: HasRequired>() {}
+/// // A tuple's flag is the `or` of its sources': one required source is enough.
+/// assert_eq!(type_of::<<No as Flag>::Or<Yes>>(), type_of::<Yes>());
+/// assert_eq!(type_of::<<No as Flag>::Or<No>>(), type_of::<No>());
+/// joinable::<<No as Flag>::Or<Yes>>(); // `No` alone does not compile
+/// ```
 pub mod flag {
     /// A yes or a no, with an `or`.
     pub trait Flag {
@@ -314,7 +327,7 @@ mod sealed {
 
 /// What a join is given: `&` or `&mut` of a [`Container`], a `&DataMap`,
 /// or [`Maybe`] / [`Without`] of those (the trait is sealed). It becomes a
-/// [`Source`] when the join is made.
+/// [`Source`] when the join is made, as [`Sources`] shows.
 pub trait IntoSource: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
@@ -324,9 +337,9 @@ pub trait IntoSource: sealed::Sealed {
     fn into_source(self) -> Self::Source;
 }
 
-/// One source of a join, as the join drives it (the trait is sealed; see
-/// the [module docs](self)). Its methods are the join's own, public only
-/// because the trait is.
+/// One source of a join, as the join drives it (the trait is sealed). Its
+/// methods are the join's own, public only because the trait is;
+/// [`Sources`] calls each of them step by step.
 pub trait Source: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
@@ -394,7 +407,8 @@ unsafe fn relife<T, U>(item: T) -> U {
     unsafe { core::ptr::read((&*item as *const T).cast::<U>()) }
 }
 
-/// A container read through `&`: its rows, shared.
+/// A container read through `&`: its rows, shared (what `&container`
+/// becomes in a join; [`Sources`] makes one).
 pub struct Shared<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
@@ -405,7 +419,8 @@ pub struct Shared<'a, X: RowIndex, T: Record> {
 }
 
 /// A container read through `&mut`: its index, and its rows handed out
-/// mutably one key at a time.
+/// mutably one key at a time (what `&mut container` becomes in a join;
+/// [`Sources`] makes one).
 pub struct Exclusive<'a, X: RowIndex, T: Record> {
     keys: &'a [KeyOf<X>],
     index: &'a X,
@@ -594,7 +609,8 @@ impl<S: IntoSource> IntoSource for Without<S> {
 }
 
 /// A source that can drive a join: a required one (a container, shared or
-/// mutable, or a `&DataMap`), not `Maybe` or `Without`.
+/// mutable, or a `&DataMap`), not `Maybe` or `Without` ([`Sources`] checks
+/// one).
 #[diagnostic::on_unimplemented(
     message = "only a required source can drive a join",
     label = "`Maybe(..)` and `Without(..)` cannot be a `Driver`",
@@ -711,8 +727,8 @@ impl<S: Source> Source for Without<S> {
 }
 
 /// A tuple of [`IntoSource`]s, all keyed by one id type: what [`join`]
-/// takes. Implemented for tuples of 1 to 8 (the trait is sealed); see the
-/// [module docs](self).
+/// takes. Implemented for tuples of 1 to 8 (the trait is sealed); the
+/// join turns them into [`Sources`].
 pub trait IntoSources: sealed::Tuple {
     /// The id type every source is keyed by.
     type Key: Id;
@@ -1110,8 +1126,8 @@ impl<'a, S: Sources + 'a> IntoIterator for Join<'a, S> {
     }
 }
 
-/// The iterator of a [`Join`]: `(key, items)` in the driver's dense order.
-/// See the [module docs](self)'s example.
+/// The iterator of a [`Join`]: `(key, items)` in the driver's dense order
+/// (made at the end of [`Sources`]' walk-through).
 pub struct JoinIter<'a, S> {
     sources: S,
     driver: usize,
@@ -1172,7 +1188,8 @@ impl<'a, S: Sources + 'a> core::iter::FusedIterator for JoinIter<'a, S> {}
 /// A tuple of containers (`&mut` each) from which one key is removed at
 /// once: what [`remove_all`] takes. Implemented for tuples of 1 to 8 of
 /// `&mut` a [`Container`] (a derived allocator, a `SoaStorage`, a
-/// `SoaMap`) or a `&mut DataMap`, all keyed by one id type.
+/// `SoaMap`) or a `&mut DataMap`, all keyed by one id type; [`Sources`]
+/// calls it directly.
 pub trait RemoveAll<K: Id> {
     /// One result per container: the removed row as an `Option` for a
     /// table or a map, a `bool` for a `DataMap`.
@@ -1182,7 +1199,7 @@ pub trait RemoveAll<K: Id> {
     fn remove_all(self, key: K) -> Self::Removed;
 }
 
-/// One container of [`remove_all`].
+/// One container of [`remove_all`] ([`Sources`] calls it directly).
 pub trait RemoveFrom<K: Id> {
     /// What removing a key gives back.
     type Removed;

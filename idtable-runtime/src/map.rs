@@ -76,10 +76,12 @@ use sparse::Standing;
 
 /// Draining iterator of a [`SoaMap`], from `drain()`: yields each
 /// `(key, record)`, last dense row first; the map is empty afterwards, even if the
-/// iterator is dropped early.
+/// iterator is dropped early (the engine's [`Drain`](crate::rows::Drain),
+/// shown in [`Rows`]' example).
 pub type Drain<'a, K, T> = crate::rows::Drain<'a, SparseSet<K>, T>;
 /// Owning iterator of a [`SoaMap`], from `into_iter()`: yields each
-/// `(key, record)`, last dense row first.
+/// `(key, record)`, last dense row first (the engine's
+/// [`IntoIter`](crate::rows::IntoIter), shown in [`Rows`]' example).
 pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 
 /// The rows of `T` keyed by ids `K` of another table: slotmap's

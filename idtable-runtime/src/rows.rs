@@ -608,14 +608,15 @@ row_view!(
     /// A row of `T` as its shared view `T::Ref` (`FooRef`), which it
     /// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`]
     /// pass their closure (see the [module docs](self) for why it is not
-    /// the view itself).
+    /// the view itself; [`Rows`] shows both uses).
     RowRef, Ref
 );
 row_view!(
     /// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
     /// dereferences to, mutably too; what [`Rows::retain`] passes its
     /// closure (see the [module docs](self) for why it is not the view
-    /// itself). Writing through it needs a `mut` binding: `|_, mut row|`.
+    /// itself; [`Rows`] shows both uses). Writing through it needs a `mut`
+    /// binding: `|_, mut row|`.
     RowMut, Mut
 );
 
@@ -666,11 +667,13 @@ macro_rules! row_iter {
 }
 
 row_iter!(
-    /// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`].
+    /// Iterator over `(key, FooRef)` in dense order, from [`Rows::iter`]
+    /// (named in [`Rows`]' example).
     Iter, Iter, Ref, make_ref
 );
 row_iter!(
-    /// Iterator over `(key, FooMut)` in dense order, from [`Rows::iter_mut`].
+    /// Iterator over `(key, FooMut)` in dense order, from
+    /// [`Rows::iter_mut`] (named in [`Rows`]' example).
     IterMut, IterMut, Mut, make_mut
 );
 
@@ -684,7 +687,7 @@ impl<T: Record, K> Clone for Iter<'_, K, T> {
 }
 
 /// Draining iterator over `(key, T)`, from [`Rows::drain`]; the rows it did
-/// not yield are dropped with it.
+/// not yield are dropped with it ([`Rows`] drains a map).
 pub struct Drain<'a, X: RowIndex, T: Record> {
     rows: &'a mut Rows<X, T>,
 }
@@ -759,7 +762,8 @@ where
     }
 }
 
-/// Owning iterator over `(key, T)`, from the containers' `into_iter`.
+/// Owning iterator over `(key, T)`, from the containers' `into_iter`
+/// ([`Rows`] makes one).
 pub struct IntoIter<X: RowIndex, T: Record> {
     rows: Rows<X, T>,
 }

@@ -27,10 +27,12 @@ pub use crate::rows::{Iter, IterMut};
 
 /// Draining iterator of a [`SoaStorage`] (and of a derived allocator),
 /// from `drain()`: yields each `(id, record)`, last dense row first; the
-/// storage is empty afterwards, even if the iterator is dropped early.
+/// storage is empty afterwards, even if the iterator is dropped early
+/// (the engine's [`Drain`](crate::rows::Drain), shown in [`Rows`]' example).
 pub type Drain<'a, I, T> = crate::rows::Drain<'a, IdTable<I>, T>;
 /// Owning iterator of a [`SoaStorage`] (and of a derived allocator), from
-/// `into_iter()`: yields each `(id, record)`, last dense row first.
+/// `into_iter()`: yields each `(id, record)`, last dense row first (the
+/// engine's [`IntoIter`](crate::rows::IntoIter), shown in [`Rows`]' example).
 pub type IntoIter<I, T> = crate::rows::IntoIter<IdTable<I>, T>;
 
 /// Why an insert failed, with the value given back.
