@@ -68,9 +68,9 @@
 //! 9. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
 //! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`).
-//! 11. [Groups](guide::groups) (designed, not built yet): containers that
-//!     keep the keys they share packed in one order, so joins over them
-//!     stream like an archetype ECS.
+//! 11. [Groups](guide::groups): containers that keep the keys they share
+//!     packed in one order, so joins over them stream like an archetype
+//!     ECS.
 //!
 //! Then:
 //!
