@@ -6,6 +6,7 @@ Usage (from the repository root):
 
     python3 benches/report.py --run              # run every family's benches, then write
     python3 benches/report.py --run --only ecs   # run one family's (or one bench's), then write
+    python3 benches/report.py --run --only bench:ecs   # the bench `ecs` alone, not its family
     python3 benches/report.py                    # only write, from benches/target/criterion
     python3 benches/report.py --targets          # print the verdicts of issues 4 and 12's targets
 
@@ -15,7 +16,7 @@ order):
     slot-maps  peers                                  slotmap, thunderdome, HashMap, floors
     soa        soa_map, shaping (--features rayon)    soa_derive, secondary maps, split columns
     ecs        joins, ecs, reserve (--features ecs),  hecs, legion, bevy_ecs, shipyard
-               ecs_suite (--features ecs_default, then --features ecs)
+               ecs_suite (--features ecs_default, then --features ecs), add_remove (ecs_default)
     data       data_map, data_component               HashMap<Id, DataComponent>, ...
 
 `--run` records, for every command, when it ran, how long it took and the load average (at the
@@ -79,6 +80,8 @@ RUNS = [
      _CARGO_BENCH + ["--features", "ecs_default", "--bench", "ecs_suite"] + SHORT),
     ("ecs_suite no_default_features", "ecs",
      _CARGO_BENCH + ["--features", "ecs", "--bench", "ecs_suite"] + SHORT),
+    ("add_remove default_features", "ecs",
+     _CARGO_BENCH + ["--features", "ecs_default", "--bench", "add_remove"] + SHORT),
     ("data_map", "data", _CARGO_BENCH + ["--bench", "data_map"]),
     ("data_component", "data", _CARGO_BENCH + ["--bench", "data_component"]),
 ]
@@ -164,7 +167,13 @@ def read_run_log() -> list[dict]:
 
 
 def selected(name: str, family: str, only: set[str] | None) -> bool:
-    return not only or family in only or name in only or name.split(" ")[0] in only
+    """`only` holds families and bench names; `bench:NAME` names a bench alone where a family
+    has the same name (`bench:ecs`)."""
+    if not only:
+        return True
+    bench = name.split(" ")[0]
+    return (family in only or name in only or bench in only
+            or f"bench:{name}" in only or f"bench:{bench}" in only)
 
 
 def run_benches(only: set[str] | None) -> bool:
@@ -353,7 +362,25 @@ def ecs_rows() -> list[Row]:
                            "idtable join", cols))
     for value, label in SIZES:
         out.append(Row("status step", label, "ecs_status_step", value, "idtable join", cols))
+    # The same loops through a `Group` (one per loop: see `idt::Grouped` in benches/ecs.rs).
+    for value, label in SIZES:
+        for burn in ["50%", "10%"]:
+            out.append(Row("one map, grouped", f"{label} {burn}", "ecs_one_map", f"{value}/{burn}",
+                           "idtable grouped", cols))
+    for value, label in SIZES:
+        out.append(Row("status step, grouped", label, "ecs_status_step", value, "idtable grouped", cols))
     return out
+
+
+ADD_REMOVE_NAMES = [("hecs", "hecs"), ("legion", "legion"), ("bevy table", "bevy table"),
+                    ("bevy sparse set", "bevy sparse set"), ("shipyard", "shipyard")]
+
+
+def add_remove_rows(build: str, charted: bool) -> list[Row]:
+    cols = {k: k for k, _ in ADD_REMOVE_NAMES}
+    return [Row(f"add_remove ({form})", "10k", f"add_remove/{build}", "", base, dict(cols), charted)
+            for form, base in [("grouped", "idtable grouped"), ("grouped, maps only", "idtable grouped, map only"),
+                               ("SoaMap, no group", "idtable SoaMap")]]
 
 
 # ecs_suite: per form, idtable's function and each ECS's (and the `Vec` floor's). The bench's
@@ -535,7 +562,8 @@ FAMILIES = [
     ),
     Family(
         "ecs", "ECSs, joins and the public suite",
-        ["joins", "ecs", "reserve", "ecs_suite default_features", "ecs_suite no_default_features"],
+        ["joins", "ecs", "reserve", "ecs_suite default_features", "ecs_suite no_default_features",
+         "add_remove default_features"],
         [Section("`ecs`: a join of a table and `SoaMap`s against each ECS's query, per visited row",
                  "idtable join",
                  [*[(k, h, True) for k, h in ECS_NAMES],
@@ -545,6 +573,10 @@ FAMILIES = [
                  "idtable", SUITE_COLUMNS, suite_rows("default_features", True), unit="µs/pass"),
          Section("`ecs_suite`: the same, ECSs without default features",
                  "idtable", SUITE_COLUMNS, suite_rows("no_default_features", False), unit="µs/pass"),
+         Section("`add_remove`: the public suite's add_remove, a component added to and removed from "
+                 "10,000 entities, ECSs with default features", "idtable",
+                 [(k, h, True) for k, h in ADD_REMOVE_NAMES], add_remove_rows("default_features", True),
+                 unit="µs/pass"),
          Section("`reserve`: ids reserved from a shared borrow, against hecs", "idtable",
                  [("hecs", "hecs", True)], reserve_rows())],
         pairs_title="`joins`: `join` against the loop written by hand (ns per visited row)",
