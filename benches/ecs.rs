@@ -17,7 +17,7 @@
 //!   `hp -= dps + dose`.
 //!
 //! `idtable grouped` runs each loop through a `Group` (see `idt::Grouped`):
-//! the units and their statuses kept aligned, no probe but `poisoned`'s.
+//! the units and their statuses kept aligned, no probe.
 //!
 //! `idtable floor` is a hand-written floor of idtable's layout for the two
 //! loops, with no data-dependent branch (see [`floor`]).
@@ -132,19 +132,23 @@ mod idt {
     #[inline(never)]
     pub fn status_grouped(group: &mut Group<UnitId>, w: &mut World) -> usize {
         let mut rows = 0;
-        let sources = (&mut w.units, &mut w.burning, Without(&w.frozen));
-        for (id, (unit, fire, ())) in group.join(sources) {
-            // Poisoned is optional, so not part of the group: probed.
-            let dose = w.poisoned.get(id).map_or(0.0, |p| *p.dose);
-            *unit.hp -= *fire.dps + dose;
+        let sources = (
+            &mut w.units,
+            &mut w.burning,
+            Without(&w.frozen),
+            Maybe(&mut w.poisoned),
+        );
+        for (_, (unit, fire, (), poison)) in group.join(sources) {
+            *unit.hp -= *fire.dps + poison.map_or(0.0, |p| *p.dose);
             rows += 1;
         }
         rows
     }
 
     /// The idtable world through groups: `burn` through a group that owns
-    /// the table and `burning`, `status` through one that owns them too and
-    /// excludes `frozen` (`poisoned`, optional, is probed by key). The two
+    /// the table and `burning`, `status` through one that owns them too,
+    /// excludes `frozen` and has `poisoned` as its optional source (the
+    /// poisoned units first within the group, no probe). The two
     /// groups order the same containers, so a world that ran both loops
     /// every frame would have each undo the other's order (one pass each)
     /// until they can be nested; here each benchmark runs one loop, and
@@ -158,7 +162,12 @@ mod idt {
     impl Grouped {
         pub fn new(mut w: World) -> Self {
             let burn = Group::new((&mut w.units, &mut w.burning));
-            let status = Group::new((&mut w.units, &mut w.burning, Without(&mut w.frozen)));
+            let status = Group::new((
+                &mut w.units,
+                &mut w.burning,
+                Without(&mut w.frozen),
+                Maybe(&mut w.poisoned),
+            ));
             Grouped { w, burn, status }
         }
     }

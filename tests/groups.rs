@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use idtable::group::Group;
-use idtable::{remove_all, SoaAllocator, SoaMap, Without};
+use idtable::{remove_all, Maybe, SoaAllocator, SoaMap, Without};
 use proptest::prelude::*;
 
 #[derive(SoaAllocator, Clone, Debug, PartialEq)]
@@ -28,11 +28,22 @@ pub struct Frozen {
     pub left: i64,
 }
 
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Tag {
+    pub t: i64,
+}
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub m: i64,
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Map {
     Pos,
     Vel,
     Frozen,
+    Tag,
+    Mark,
 }
 
 #[derive(Clone, Debug)]
@@ -53,7 +64,13 @@ enum Op {
 }
 
 fn map() -> impl Strategy<Value = Map> {
-    prop_oneof![Just(Map::Pos), Just(Map::Vel), Just(Map::Frozen)]
+    prop_oneof![
+        Just(Map::Pos),
+        Just(Map::Vel),
+        Just(Map::Frozen),
+        Just(Map::Tag),
+        Just(Map::Mark)
+    ]
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -72,14 +89,21 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// One row of a grouped join: id, pos, vel, tag, mark.
+type Yielded = (UnitId, i64, i64, Option<i64>, Option<i64>);
+
 /// The containers and their model.
 struct World {
     units: UnitAllocator,
     pos: SoaMap<UnitId, Pos>,
     vel: SoaMap<UnitId, Vel>,
     frozen: SoaMap<UnitId, Frozen>,
+    /// Optional sources of the group: `tag` always, `mark` when `two`.
+    tag: SoaMap<UnitId, Tag>,
+    mark: SoaMap<UnitId, Mark>,
+    two: bool,
     ids: Vec<UnitId>,
-    model: [HashMap<UnitId, i64>; 3],
+    model: [HashMap<UnitId, i64>; 5],
 }
 
 impl World {
@@ -89,6 +113,9 @@ impl World {
             pos: SoaMap::new(),
             vel: SoaMap::new(),
             frozen: SoaMap::new(),
+            tag: SoaMap::new(),
+            mark: SoaMap::new(),
+            two: false,
             ids: Vec::new(),
             model: Default::default(),
         }
@@ -104,6 +131,8 @@ impl World {
             Map::Pos => self.pos.insert(id, Pos { x: v }).is_some(),
             Map::Vel => self.vel.insert(id, Vel { x: v }).is_some(),
             Map::Frozen => self.frozen.insert(id, Frozen { left: v }).is_some(),
+            Map::Tag => self.tag.insert(id, Tag { t: v }).is_some(),
+            Map::Mark => self.mark.insert(id, Mark { m: v }).is_some(),
         };
     }
 
@@ -112,6 +141,8 @@ impl World {
             Map::Pos => self.pos.remove(id).map(|p| p.x),
             Map::Vel => self.vel.remove(id).map(|p| p.x),
             Map::Frozen => self.frozen.remove(id).map(|p| p.left),
+            Map::Tag => self.tag.remove(id).map(|p| p.t),
+            Map::Mark => self.mark.remove(id).map(|p| p.m),
         }
     }
 
@@ -134,20 +165,69 @@ impl World {
 
     /// A grouped join agrees with the model; moves every member's `x` by
     /// its velocity in both, so rows are also checked to be written to
-    /// the right key.
+    /// the right key; the optional sources give `Some` exactly where the
+    /// model holds the key.
     fn check_join(&mut self, group: &mut Group<UnitId>) {
         let expected = self.expected();
         let mut seen = HashSet::new();
-        for (id, (p, v, ())) in group.join((&mut self.pos, &mut self.vel, Without(&self.frozen))) {
+        let mut rows: Vec<Yielded> = Vec::new();
+        if self.two {
+            let sources = (
+                &mut self.pos,
+                &mut self.vel,
+                Without(&self.frozen),
+                Maybe(&mut self.tag),
+                Maybe(&mut self.mark),
+            );
+            for (id, (p, v, (), t, m)) in group.join(sources) {
+                *p.x += *v.x;
+                rows.push((id, *p.x - *v.x, *v.x, t.map(|t| *t.t), m.map(|m| *m.m)));
+            }
+        } else {
+            let sources = (
+                &mut self.pos,
+                &mut self.vel,
+                Without(&self.frozen),
+                Maybe(&mut self.tag),
+            );
+            for (id, (p, v, (), t)) in group.join(sources) {
+                *p.x += *v.x;
+                rows.push((id, *p.x - *v.x, *v.x, t.map(|t| *t.t), None));
+            }
+        }
+        for (id, x, v, t, m) in rows {
             assert!(seen.insert(id), "{id:?} yielded twice");
-            assert_eq!(Some(&*p.x), self.model[0].get(&id), "pos of {id:?}");
-            assert_eq!(Some(&*v.x), self.model[1].get(&id), "vel of {id:?}");
-            *p.x += *v.x;
-            *self.model[0].get_mut(&id).unwrap() += *v.x;
+            assert_eq!(Some(&x), self.model[0].get(&id), "pos of {id:?}");
+            assert_eq!(Some(&v), self.model[1].get(&id), "vel of {id:?}");
+            assert_eq!(t, self.model[3].get(&id).copied(), "tag of {id:?}");
+            if self.two {
+                assert_eq!(m, self.model[4].get(&id).copied(), "mark of {id:?}");
+            }
+            *self.model[0].get_mut(&id).unwrap() += v;
         }
         assert_eq!(seen, expected);
         assert_eq!(group.len(), expected.len());
-        assert!(group.is_aligned((&mut self.pos, &mut self.vel, Without(&mut self.frozen))));
+        let tagged = expected.iter().filter(|k| {
+            self.model[3].contains_key(k) && (!self.two || self.model[4].contains_key(k))
+        });
+        assert_eq!(group.optional_len(), tagged.count());
+        let aligned = if self.two {
+            group.is_aligned((
+                &mut self.pos,
+                &mut self.vel,
+                Without(&mut self.frozen),
+                Maybe(&mut self.tag),
+                Maybe(&mut self.mark),
+            ))
+        } else {
+            group.is_aligned((
+                &mut self.pos,
+                &mut self.vel,
+                Without(&mut self.frozen),
+                Maybe(&mut self.tag),
+            ))
+        };
+        assert!(aligned);
     }
 
     fn agree(&self) {
@@ -160,15 +240,62 @@ impl World {
         for (id, x) in &self.model[2] {
             assert_eq!(self.frozen.get(*id).map(|p| *p.left), Some(*x));
         }
+        for (id, x) in &self.model[3] {
+            assert_eq!(self.tag.get(*id).map(|p| *p.t), Some(*x));
+        }
+        for (id, x) in &self.model[4] {
+            assert_eq!(self.mark.get(*id).map(|p| *p.m), Some(*x));
+        }
         assert_eq!(self.pos.len(), self.model[0].len());
         assert_eq!(self.vel.len(), self.model[1].len());
         assert_eq!(self.frozen.len(), self.model[2].len());
     }
 }
 
-fn run(ops: &[Op]) {
+/// `$body` with `$edit`, an edit of the world's group sources: with `tag`
+/// optional, and `mark` too when the world has two optional sources.
+macro_rules! with_edit {
+    ($w:ident, $group:ident, |$edit:ident| $body:expr) => {
+        if $w.two {
+            let mut $edit = $group.edit((
+                &mut $w.pos,
+                &mut $w.vel,
+                Without(&mut $w.frozen),
+                Maybe(&mut $w.tag),
+                Maybe(&mut $w.mark),
+            ));
+            $body
+        } else {
+            let mut $edit = $group.edit((
+                &mut $w.pos,
+                &mut $w.vel,
+                Without(&mut $w.frozen),
+                Maybe(&mut $w.tag),
+            ));
+            $body
+        }
+    };
+}
+
+fn run(ops: &[Op], two: bool) {
     let mut w = World::new();
-    let mut group = Group::new((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
+    w.two = two;
+    let mut group = if two {
+        Group::new((
+            &mut w.pos,
+            &mut w.vel,
+            Without(&mut w.frozen),
+            Maybe(&mut w.tag),
+            Maybe(&mut w.mark),
+        ))
+    } else {
+        Group::new((
+            &mut w.pos,
+            &mut w.vel,
+            Without(&mut w.frozen),
+            Maybe(&mut w.tag),
+        ))
+    };
     for op in ops {
         match *op {
             Op::Spawn => {
@@ -178,7 +305,17 @@ fn run(ops: &[Op]) {
             Op::Despawn(i) => {
                 let Some(id) = w.id(i) else { continue };
                 // Bypasses the group: removes from every container.
-                remove_all(id, (&mut w.units, &mut w.pos, &mut w.vel, &mut w.frozen));
+                remove_all(
+                    id,
+                    (
+                        &mut w.units,
+                        &mut w.pos,
+                        &mut w.vel,
+                        &mut w.frozen,
+                        &mut w.tag,
+                        &mut w.mark,
+                    ),
+                );
                 for m in &mut w.model {
                     m.remove(&id);
                 }
@@ -192,21 +329,52 @@ fn run(ops: &[Op]) {
                 if !w.units.contains(id) {
                     continue; // components of live units only, as a game would
                 }
-                let mut edit = group.edit((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
                 match m {
-                    Map::Pos => edit.insert(id, Pos { x: v }).map(|p| p.x),
-                    Map::Vel => edit.insert(id, Vel { x: v }).map(|p| p.x),
-                    Map::Frozen => edit.insert(id, Frozen { left: v }).map(|p| p.left),
-                };
+                    // Not a source of a one-optional group: a plain insert.
+                    Map::Mark if !w.two => w.insert_direct(m, id, v),
+                    Map::Mark => {
+                        let mut edit = group.edit((
+                            &mut w.pos,
+                            &mut w.vel,
+                            Without(&mut w.frozen),
+                            Maybe(&mut w.tag),
+                            Maybe(&mut w.mark),
+                        ));
+                        edit.insert(id, Mark { m: v });
+                    }
+                    _ => {
+                        with_edit!(w, group, |edit| match m {
+                            Map::Pos => edit.insert(id, Pos { x: v }).map(|p| p.x),
+                            Map::Vel => edit.insert(id, Vel { x: v }).map(|p| p.x),
+                            Map::Frozen => edit.insert(id, Frozen { left: v }).map(|p| p.left),
+                            Map::Tag => edit.insert(id, Tag { t: v }).map(|p| p.t),
+                            Map::Mark => unreachable!(),
+                        });
+                    }
+                }
                 w.model_insert(m, id, v);
             }
             Op::EditRemove(m, i) => {
                 let Some(id) = w.id(i) else { continue };
-                let mut edit = group.edit((&mut w.pos, &mut w.vel, Without(&mut w.frozen)));
                 let got = match m {
-                    Map::Pos => edit.remove::<Pos, _>(id).map(|p| p.x),
-                    Map::Vel => edit.remove::<Vel, _>(id).map(|p| p.x),
-                    Map::Frozen => edit.remove::<Frozen, _>(id).map(|p| p.left),
+                    Map::Mark if !w.two => w.remove_direct(m, id),
+                    Map::Mark => {
+                        let mut edit = group.edit((
+                            &mut w.pos,
+                            &mut w.vel,
+                            Without(&mut w.frozen),
+                            Maybe(&mut w.tag),
+                            Maybe(&mut w.mark),
+                        ));
+                        edit.remove::<Mark, _>(id).map(|p| p.m)
+                    }
+                    _ => with_edit!(w, group, |edit| match m {
+                        Map::Pos => edit.remove::<Pos, _>(id).map(|p| p.x),
+                        Map::Vel => edit.remove::<Vel, _>(id).map(|p| p.x),
+                        Map::Frozen => edit.remove::<Frozen, _>(id).map(|p| p.left),
+                        Map::Tag => edit.remove::<Tag, _>(id).map(|p| p.t),
+                        Map::Mark => unreachable!(),
+                    }),
                 };
                 assert_eq!(got, w.model[m as usize].remove(&id));
             }
@@ -247,7 +415,13 @@ proptest! {
 
     #[test]
     fn grouped_joins_agree_with_hash_maps(ops in prop::collection::vec(op(), 1..120)) {
-        run(&ops);
+        run(&ops, false);
+    }
+
+    /// Two optional sources: past the optional prefix, each is probed.
+    #[test]
+    fn grouped_joins_with_two_optional_sources_agree(ops in prop::collection::vec(op(), 1..120)) {
+        run(&ops, true);
     }
 }
 

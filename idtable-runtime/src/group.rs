@@ -64,7 +64,10 @@
 //!
 //! A group's sources are a tuple of 1 to 8: owned containers as `&mut`
 //! (a derived allocator, a `SoaStorage`, a `SoaMap`; the first source is
-//! one), and exclusions as [`Without`]`(&c)` or `Without(&mut c)`. Every
+//! one), exclusions as [`Without`]`(&c)` or `Without(&mut c)`, and
+//! optional sources as [`Maybe`]`(&mut c)`: the keys of the group they
+//! hold come first within it ([`optional_len`](Group::optional_len)), so a
+//! join yields their rows with no probe. Every
 //! call that takes the sources ([`join`](Group::join),
 //! [`edit`](Group::edit), [`sync`](Group::sync)) takes them in the same
 //! order as [`new`](Group::new) did.
@@ -100,7 +103,7 @@ use alloc::vec::Vec;
 use core::marker::PhantomData;
 
 use crate::id::Id;
-use crate::join::{Container, IntoSources, RowsToken, Sources, Without};
+use crate::join::{Container, IntoSources, Maybe, RowsToken, Sources, Without};
 use crate::map::SoaMap;
 use crate::record::Record;
 use crate::rows::sealed::Index as _;
@@ -116,8 +119,20 @@ pub(crate) mod member {
         pub order: u64,
         /// Its number of rows.
         pub len: usize,
-        /// Owned (reordered by the group) or excluded.
-        pub owned: bool,
+        /// What the group does with it.
+        pub role: Role,
+    }
+
+    /// What a group does with one of its sources.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Role {
+        /// Reordered: its keys of the group first.
+        Owned,
+        /// Reordered within the group: its keys of the group first of all
+        /// (the optional prefix).
+        Optional,
+        /// Read: its keys are never in the group.
+        Excluded,
     }
 
     /// What a group does with one of its sources: object-safe, so the
@@ -126,8 +141,8 @@ pub(crate) mod member {
         /// What the group sees now; claims the container's identity where
         /// the source is `&mut`.
         fn look(&mut self) -> Seen;
-        /// Whether the group orders this source (else it excludes).
-        fn owned(&self) -> bool;
+        /// What the group does with this source.
+        fn role(&self) -> Role;
         /// Number of rows.
         fn len(&mut self) -> usize;
         /// The key at dense position `i < len()`.
@@ -138,19 +153,19 @@ pub(crate) mod member {
         fn swap_rows(&mut self, a: usize, b: usize);
     }
 }
-use member::{Member, Seen};
+use member::{Member, Role, Seen};
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// One source of a [`Group`]: `&mut` a container it owns, or
-/// [`Without`] a container it excludes (the trait is sealed; the bounds
-/// are shown with [`GroupSources`]).
+/// One source of a [`Group`]: `&mut` a container it owns, [`Without`] a
+/// container it excludes, or [`Maybe`]`(&mut c)` an optional one (the
+/// trait is sealed; the bounds are shown with [`GroupSources`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a source of a group",
     label = "a group owns `&mut table_or_map` and excludes `Without(&map)`",
-    note = "a group reorders what it owns, so it takes it as `&mut`; `Maybe` sources are not part of a group yet: join them outside it"
+    note = "a group reorders what it owns and its optional sources, so it takes them as `&mut` (`Maybe(&mut map)`)"
 )]
 pub trait GroupSource: sealed::Sealed {
     /// The id type of the keys.
@@ -166,11 +181,11 @@ impl<C: Container> Member<KeyOf<C::Index>> for &mut C {
             identity: rows.columns.claim_identity(),
             order: rows.columns.order(),
             len: rows.len(),
-            owned: true,
+            role: Role::Owned,
         }
     }
-    fn owned(&self) -> bool {
-        true
+    fn role(&self) -> Role {
+        Role::Owned
     }
     fn len(&mut self) -> usize {
         self.rows_mut(RowsToken::new()).len()
@@ -201,11 +216,11 @@ macro_rules! excluded_member {
                     identity,
                     order: rows.columns.order(),
                     len: rows.len(),
-                    owned: false,
+                    role: Role::Excluded,
                 }
             }
-            fn owned(&self) -> bool {
-                false
+            fn role(&self) -> Role {
+                Role::Excluded
             }
             fn len(&mut self) -> usize {
                 self.0.rows().len()
@@ -230,6 +245,31 @@ excluded_member!(Without<&mut C>, |self| self
     .columns
     .claim_identity());
 
+impl<C: Container> Member<KeyOf<C::Index>> for Maybe<&mut C> {
+    fn look(&mut self) -> Seen {
+        Seen {
+            role: Role::Optional,
+            ..(&mut self.0).look()
+        }
+    }
+    fn role(&self) -> Role {
+        Role::Optional
+    }
+    fn len(&mut self) -> usize {
+        (&mut self.0).len()
+    }
+    fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
+        (&mut self.0).key_at(i)
+    }
+    fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
+        (&mut self.0).find(key)
+    }
+    fn swap_rows(&mut self, a: usize, b: usize) {
+        (&mut self.0).swap_rows(a, b);
+    }
+}
+
+impl<C: Container> sealed::Sealed for Maybe<&mut C> {}
 impl<C: Container> sealed::Sealed for &mut C {}
 impl<C: Container> sealed::Sealed for Without<&C> {}
 impl<C: Container> sealed::Sealed for Without<&mut C> {}
@@ -241,6 +281,12 @@ impl<C: Container> GroupSource for &mut C {
     }
 }
 impl<C: Container> GroupSource for Without<&C> {
+    type Key = KeyOf<C::Index>;
+    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+        self
+    }
+}
+impl<C: Container> GroupSource for Maybe<&mut C> {
     type Key = KeyOf<C::Index>;
     fn member(&mut self) -> &mut dyn Member<Self::Key> {
         self
@@ -350,6 +396,7 @@ tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// group.sync((&mut units, &mut burning, Without(&mut frozen)));
 /// assert!(group.is_aligned((&mut units, &mut burning, Without(&mut frozen))));
 /// assert_eq!(group.len(), 1);
+/// assert_eq!(group.optional_len(), 0); // no `Maybe` source
 ///
 /// let rows: GroupJoin<'_, _> = group.join((&mut units, &mut burning, Without(&frozen)));
 /// for (_, (unit, fire, ())) in rows {
@@ -360,6 +407,11 @@ tuple_group_sources!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 #[derive(Clone, Debug)]
 pub struct Group<K> {
     len: usize,
+    /// The optional prefix: the keys of the group that every `Maybe`
+    /// source holds too, first in each (`inner <= len`).
+    inner: usize,
+    /// The number of `Maybe` sources at the last call.
+    optional: usize,
     seen: Vec<Seen>,
     _key: PhantomData<fn() -> K>,
 }
@@ -371,6 +423,8 @@ impl<K: Id> Group<K> {
     pub fn new<S: GroupSources<Key = K>>(mut sources: S) -> Self {
         let mut group = Group {
             len: 0,
+            inner: 0,
+            optional: 0,
             seen: Vec::new(),
             _key: PhantomData,
         };
@@ -382,6 +436,13 @@ impl<K: Id> Group<K> {
     /// prefixes, as of the last call that took the sources.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// The number of keys of the group that every `Maybe` source holds
+    /// too: the optional prefix, `0..optional_len()`, first within
+    /// `0..len()` (0 without `Maybe` sources).
+    pub fn optional_len(&self) -> usize {
+        self.inner
     }
 
     /// `true` if no key is in the group.
@@ -411,7 +472,8 @@ impl<K: Id> Group<K> {
     /// The join of the group's sources over the aligned prefix: `(key,
     /// items)` for each key of the group, in the prefix's order, each
     /// item read at the same dense position of its container (no probe).
-    /// An owned source yields its mutable row, an excluded one `()`.
+    /// An owned source yields its mutable row, an excluded one `()`, an
+    /// optional one `Some` of its mutable row or `None`.
     pub fn join<'a, S>(&mut self, mut sources: S) -> GroupJoin<'a, S::Sources>
     where
         S: GroupSources<Key = K> + IntoSources<Key = K>,
@@ -424,8 +486,18 @@ impl<K: Id> Group<K> {
         // read past its end.
         let (_, shortest) = sources.driver();
         debug_assert!(self.len <= shortest);
+        let end = self.len.min(shortest);
+        // Likewise every optional source holds at least `inner` rows.
+        let inner = self
+            .inner
+            .min(sources.optional_min_len().unwrap_or(0))
+            .min(end);
         GroupJoin {
-            end: self.len.min(shortest),
+            end,
+            inner,
+            // With one optional source, a key past the optional prefix
+            // does not hold it; with more, it may hold some: probed.
+            probe: self.optional > 1,
             sources,
             next: 0,
             _items: PhantomData,
@@ -457,7 +529,7 @@ impl<K: Id> Group<K> {
             if seen.identity == 0
                 || now.identity != seen.identity
                 || now.order != seen.order
-                || now.owned != seen.owned
+                || now.role != seen.role
                 || now.len < seen.len
             {
                 return self.rebuild(members);
@@ -480,13 +552,18 @@ impl<K: Id> Group<K> {
         self.record(members);
     }
 
-    /// Rebuilds the prefix: one pass over the owned source with the fewest
-    /// rows.
+    /// Rebuilds the prefixes: one pass over the owned source with the
+    /// fewest rows.
     fn rebuild(&mut self, members: &mut [&mut dyn Member<K>]) {
         self.len = 0;
+        self.inner = 0;
+        self.optional = members
+            .iter()
+            .filter(|m| m.role() == Role::Optional)
+            .count();
         let mut driver = None;
         for (at, m) in members.iter_mut().enumerate() {
-            if m.owned() {
+            if m.role() == Role::Owned {
                 let len = m.len();
                 if driver.is_none_or(|(_, best)| len < best) {
                     driver = Some((at, len));
@@ -497,61 +574,118 @@ impl<K: Id> Group<K> {
             let mut i = 0;
             while i < members[driver].len() {
                 let key = members[driver].key_at(i);
-                if qualifies(members, key) {
-                    // Positions below `len` hold members; `i >= len`, so
-                    // the row swapped to `i` was already looked at.
-                    self.enter(members, key);
-                }
+                // Positions below `len` hold members; `i >= len`, so the
+                // row swapped to `i` was already looked at.
+                self.settle_key(members, key);
                 i += 1;
             }
         }
         self.record(members);
     }
 
-    /// Makes `key` a member or not, as it now qualifies.
+    /// Moves `key` to the level it now qualifies for: out of the group,
+    /// in it, or in its optional prefix too.
     fn settle_key(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
-        match (self.is_member(members, key), qualifies(members, key)) {
-            (false, true) => self.enter(members, key),
-            (true, false) => self.leave(members, key),
-            _ => {}
-        }
-    }
-
-    fn is_member(&self, members: &mut [&mut dyn Member<K>], key: K) -> bool {
-        match members.first_mut() {
-            Some(first) => first.find(key).is_some_and(|p| p < self.len),
-            None => false,
-        }
-    }
-
-    /// `key` (not a member, and qualifying) joins: to position `len` of
-    /// every owned source.
-    fn enter(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
-        for m in members.iter_mut().filter(|m| m.owned()) {
-            if let Some(p) = m.find(key) {
-                m.swap_rows(p, self.len);
+        let want = self.level_wanted(members, key);
+        let mut now = self.level(members, key);
+        while now < want {
+            now += 1;
+            if now == 1 {
+                self.enter(members, key);
+            } else {
+                self.enter_inner(members, key);
             }
         }
+        while now > want {
+            if now == 1 {
+                self.leave(members, key);
+            } else {
+                self.leave_inner(members, key);
+            }
+            now -= 1;
+        }
+    }
+
+    /// `key`'s place now: 0 outside the group, 1 in it, 2 in its optional
+    /// prefix too.
+    fn level(&self, members: &mut [&mut dyn Member<K>], key: K) -> u8 {
+        match members.first_mut().and_then(|first| first.find(key)) {
+            Some(p) if p < self.inner => 2,
+            Some(p) if p < self.len => 1,
+            _ => 0,
+        }
+    }
+
+    /// The place `key` qualifies for: held by every owned source and by no
+    /// excluded one (1), and by every optional one too, if there is one (2).
+    fn level_wanted(&self, members: &mut [&mut dyn Member<K>], key: K) -> u8 {
+        let mut optional = self.optional > 0;
+        for m in members.iter_mut() {
+            let held = m.find(key).is_some();
+            match m.role() {
+                Role::Owned if !held => return 0,
+                Role::Excluded if held => return 0,
+                Role::Optional => optional &= held,
+                _ => {}
+            }
+        }
+        1 + u8::from(optional)
+    }
+
+    /// Leaves the group altogether, from whatever place.
+    fn leave_all(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        let now = self.level(members, key);
+        if now == 2 {
+            self.leave_inner(members, key);
+        }
+        if now >= 1 {
+            self.leave(members, key);
+        }
+    }
+
+    /// Swaps `key`'s row to position `to` in every source of these roles.
+    fn move_key(members: &mut [&mut dyn Member<K>], key: K, to: usize, inner: bool) {
+        for m in members.iter_mut() {
+            let moves = match m.role() {
+                Role::Owned => true,
+                Role::Optional => inner,
+                Role::Excluded => false,
+            };
+            if moves {
+                if let Some(p) = m.find(key) {
+                    m.swap_rows(p, to);
+                }
+            }
+        }
+    }
+
+    /// `key` (outside, and qualifying) joins: to position `len` of every
+    /// owned source, past the optional prefix.
+    fn enter(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        Self::move_key(members, key, self.len, false);
         self.len += 1;
     }
 
-    /// `key` (a member) leaves: to the prefix's last position in every
-    /// owned source, which then shrinks by one.
+    /// `key` (a member) leaves: to the group's last position in every owned
+    /// source, which then shrinks by one.
     fn leave(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
         self.len -= 1;
-        for m in members.iter_mut().filter(|m| m.owned()) {
-            if let Some(p) = m.find(key) {
-                m.swap_rows(p, self.len);
-            }
-        }
+        Self::move_key(members, key, self.len, false);
     }
-}
 
-/// Whether `key` is held by every owned source and by no excluded one.
-fn qualifies<K: Id>(members: &mut [&mut dyn Member<K>], key: K) -> bool {
-    members
-        .iter_mut()
-        .all(|m| m.find(key).is_some() == m.owned())
+    /// `key` (a member, held by every optional source) joins the optional
+    /// prefix: to position `inner` of every owned and optional source.
+    fn enter_inner(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        Self::move_key(members, key, self.inner, true);
+        self.inner += 1;
+    }
+
+    /// `key` leaves the optional prefix: to its last position in every
+    /// owned and optional source, which then shrinks by one.
+    fn leave_inner(&mut self, members: &mut [&mut dyn Member<K>], key: K) {
+        self.inner -= 1;
+        Self::move_key(members, key, self.inner, true);
+    }
 }
 
 /// Edits of a group's sources that keep it aligned, from
@@ -587,8 +721,8 @@ pub struct GroupEdit<'g, K: Id, S: GroupSources<Key = K>> {
 }
 
 /// A source of a group that a [`GroupEdit`] can insert into and remove
-/// from: `&mut` a [`SoaMap`], owned, or [`Without`]`(&mut map)`, excluded
-/// (shown with [`GroupSources`]).
+/// from: `&mut` a [`SoaMap`], owned, [`Without`]`(&mut map)`, excluded, or
+/// [`Maybe`]`(&mut map)`, optional (shown with [`GroupSources`]).
 pub trait EditableSource: GroupSource {
     /// The component the map holds.
     type Record: Record;
@@ -600,6 +734,13 @@ impl<K: Id, T: Record> EditableSource for &mut SoaMap<K, T> {
     type Record = T;
     fn map(&mut self) -> &mut SoaMap<K, T> {
         self
+    }
+}
+
+impl<K: Id, T: Record> EditableSource for Maybe<&mut SoaMap<K, T>> {
+    type Record = T;
+    fn map(&mut self) -> &mut SoaMap<K, T> {
+        self.0
     }
 }
 
@@ -622,7 +763,7 @@ pub struct At<const N: usize>;
 #[diagnostic::on_unimplemented(
     message = "no source of this edit holds `{T}` mutably",
     label = "the value's type picks the map it goes into",
-    note = "give the map as `&mut map` (owned) or `Without(&mut map)` (excluded) to `Group::edit`"
+    note = "give the map as `&mut map` (owned), `Without(&mut map)` (excluded) or `Maybe(&mut map)` (optional) to `Group::edit`"
 )]
 pub trait Pick<K, T, At> {
     /// The source.
@@ -689,9 +830,9 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         S: Pick<K, T, N>,
     {
         let group = &mut *self.group;
-        if self.sources.with_members(|m| group.is_member(m, key)) {
-            self.sources.with_members(|m| group.leave(m, key));
-        }
+        // Out of the group first: the removal then swaps in a row from
+        // past every prefix.
+        self.sources.with_members(|m| group.leave_all(m, key));
         let old = self.sources.pick().map().remove(key);
         self.settle(key);
         old
@@ -719,6 +860,8 @@ pub struct GroupJoin<'a, S> {
     sources: S,
     next: usize,
     end: usize,
+    inner: usize,
+    probe: bool,
     _items: PhantomData<&'a ()>,
 }
 
@@ -735,9 +878,13 @@ impl<'a, S: Sources + 'a> Iterator for GroupJoin<'a, S> {
             // position is taken once, so no other item of the same key
             // lives.
             let key = unsafe { self.sources.driver_key(0, dense) };
-            let probes = self.sources.aligned(dense);
+            let probes = self
+                .sources
+                .aligned(key, dense, dense < self.inner, self.probe);
             // SAFETY: as above: every owned source holds a row at `dense`,
-            // each excluded source's probe is `()`.
+            // each excluded source's probe is `()`, and an optional
+            // source's is `dense` only below `inner`, at most its length
+            // (`Group::join`), or its own answer for `key`.
             Some((key, unsafe { self.sources.fetch_all(key, probes) }))
         } else {
             None

@@ -389,6 +389,24 @@ pub trait Source: sealed::Sealed {
     unsafe fn fetch<'b>(&self, key: Self::Key, probe: Self::Probe) -> Self::Item<'b>
     where
         Self: 'b;
+    /// The probe of `key` at dense position `dense` of a source a
+    /// [`Group`](crate::group::Group) keeps aligned: a container or a
+    /// `Without` answers as [`at_dense`](Source::at_dense); a `Maybe`
+    /// holds the key at `dense` if `held` (the group's optional prefix),
+    /// else does not, or is probed by key if `probe`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn at_aligned(&self, key: Self::Key, dense: usize, held: bool, probe: bool) -> Self::Probe {
+        let _ = (key, held, probe);
+        self.at_dense(dense)
+    }
+    /// The number of rows of a `Maybe` source's container (`None` for
+    /// other sources), for a group's optional prefix.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn optional_len(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Changes the lifetime of an item, which is all that differs between
@@ -686,6 +704,20 @@ impl<S: Source> Source for Maybe<S> {
         Some(self.0.at_dense(dense))
     }
     #[inline(always)]
+    fn at_aligned(&self, key: S::Key, dense: usize, held: bool, probe: bool) -> Option<S::Probe> {
+        if held {
+            Some(self.0.at_dense(dense))
+        } else if probe {
+            self.0.probe(key)
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    fn optional_len(&self) -> Option<usize> {
+        self.0.driver_len()
+    }
+    #[inline(always)]
     fn probe(&self, key: S::Key) -> Option<Option<S::Probe>> {
         Some(self.0.probe(key))
     }
@@ -854,8 +886,15 @@ pub trait Sources: sealed::Tuple {
     /// for sources a [`Group`](crate::group::Group) keeps aligned (each
     /// container holds the key there; each `Without` source does not hold
     /// it). Not meaningful for other sources.
+    ///
+    /// `key` is the key at `dense`; a `Maybe` source holds it there if
+    /// `held`, else does not or is probed (`probe`): see
+    /// [`Source::at_aligned`].
     #[doc(hidden)]
-    fn aligned(&self, dense: usize) -> Self::Probes;
+    fn aligned(&self, key: Self::Key, dense: usize, held: bool, probe: bool) -> Self::Probes;
+    /// The fewest rows of a `Maybe` source's container, if there is one.
+    #[doc(hidden)]
+    fn optional_min_len(&self) -> Option<usize>;
     /// The items of `key`.
     ///
     /// # Safety
@@ -954,8 +993,15 @@ macro_rules! tuple_sources {
                 Some((self.$f.probe(key)?, $(self.$n.probe(key)?,)*))
             }
             #[inline(always)]
-            fn aligned(&self, dense: usize) -> Self::Probes {
-                (self.$f.at_dense(dense), $(self.$n.at_dense(dense),)*)
+            fn aligned(&self, key: Self::Key, dense: usize, held: bool, probe: bool) -> Self::Probes {
+                (
+                    self.$f.at_aligned(key, dense, held, probe),
+                    $(self.$n.at_aligned(key, dense, held, probe),)*
+                )
+            }
+            #[inline]
+            fn optional_min_len(&self) -> Option<usize> {
+                [self.$f.optional_len() $(, self.$n.optional_len())*].into_iter().flatten().min()
             }
             #[inline(always)]
             unsafe fn fetch_all<'b>(&self, key: Self::Key, probes: Self::Probes) -> Self::Items<'b>

@@ -1,5 +1,6 @@
 // What a group takes: `&mut` what it owns (first), `Without(..)` what it
-// excludes. Optional and shared owned sources are refused.
+// excludes, `Maybe(&mut ..)` what is optional. Shared owned or optional
+// sources are refused (a group reorders them).
 use idtable::group::Group;
 use idtable::{Maybe, SoaAllocator, SoaMap, Without};
 
