@@ -135,6 +135,14 @@ pub(crate) mod member {
         Excluded,
     }
 
+    /// What the methods that reach a source's rows take: made only in this
+    /// crate, so no other code can call them (they could swap rows of a
+    /// group's containers behind its back).
+    pub struct Token(());
+
+    /// The token, for the group's own calls.
+    pub(crate) const TOKEN: Token = Token(());
+
     /// What a group does with one of its sources: object-safe, so the
     /// group's bookkeeping is compiled once per key type.
     pub trait Member<K> {
@@ -153,7 +161,7 @@ pub(crate) mod member {
         fn swap_rows(&mut self, a: usize, b: usize);
     }
 }
-use member::{Member, Role, Seen};
+use member::{Member, Role, Seen, Token, TOKEN};
 
 mod sealed {
     pub trait Sealed {}
@@ -171,7 +179,7 @@ pub trait GroupSource: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
     #[doc(hidden)]
-    fn member(&mut self) -> &mut dyn Member<Self::Key>;
+    fn member(&mut self, token: Token) -> &mut dyn Member<Self::Key>;
 }
 
 impl<C: Container> Member<KeyOf<C::Index>> for &mut C {
@@ -276,25 +284,25 @@ impl<C: Container> sealed::Sealed for Without<&mut C> {}
 
 impl<C: Container> GroupSource for &mut C {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
         self
     }
 }
 impl<C: Container> GroupSource for Without<&C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
         self
     }
 }
 impl<C: Container> GroupSource for Maybe<&mut C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
         self
     }
 }
 impl<C: Container> GroupSource for Without<&mut C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self) -> &mut dyn Member<Self::Key> {
+    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
         self
     }
 }
@@ -339,7 +347,11 @@ pub trait GroupSources: sealed::Sealed {
     /// The id type every source is keyed by.
     type Key: Id;
     #[doc(hidden)]
-    fn with_members<R>(&mut self, f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R) -> R;
+    fn with_members<R>(
+        &mut self,
+        token: Token,
+        f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R,
+    ) -> R;
 }
 
 macro_rules! tuple_group_sources {
@@ -352,9 +364,10 @@ macro_rules! tuple_group_sources {
             type Key = $first::Key;
             fn with_members<R>(
                 &mut self,
+                _: Token,
                 f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R,
             ) -> R {
-                f(&mut [self.$f.member() $(, self.$n.member())*])
+                f(&mut [self.$f.member(TOKEN) $(, self.$n.member(TOKEN))*])
             }
         }
     };
@@ -428,7 +441,7 @@ impl<K: Id> Group<K> {
             seen: Vec::new(),
             _key: PhantomData,
         };
-        sources.with_members(|members| group.rebuild(members));
+        sources.with_members(TOKEN, |members| group.rebuild(members));
         group
     }
 
@@ -453,7 +466,7 @@ impl<K: Id> Group<K> {
     /// Whether the sources are as the group left them (no change bypassed
     /// it since): the next call that takes them starts without a pass.
     pub fn is_aligned<S: GroupSources<Key = K>>(&self, mut sources: S) -> bool {
-        sources.with_members(|members| {
+        sources.with_members(TOKEN, |members| {
             members.len() == self.seen.len()
                 && members.iter_mut().zip(&self.seen).all(|(m, seen)| {
                     let now = m.look();
@@ -466,7 +479,7 @@ impl<K: Id> Group<K> {
     /// rows are checked one by one, any other change rebuilds the prefix.
     /// Every call that takes the sources does this first.
     pub fn sync<S: GroupSources<Key = K>>(&mut self, mut sources: S) {
-        sources.with_members(|members| self.sync_members(members));
+        sources.with_members(TOKEN, |members| self.sync_members(members));
     }
 
     /// The join of the group's sources over the aligned prefix: `(key,
@@ -479,7 +492,7 @@ impl<K: Id> Group<K> {
         S: GroupSources<Key = K> + IntoSources<Key = K>,
         S::Sources: 'a,
     {
-        sources.with_members(|members| self.sync_members(members));
+        sources.with_members(TOKEN, |members| self.sync_members(members));
         let sources = sources.into_sources();
         // Every owned source holds at least `len` rows; a `Container`
         // whose `rows` and `rows_mut` disagree gets fewer rows, never a
@@ -507,7 +520,7 @@ impl<K: Id> Group<K> {
     /// An edit of the group's sources: inserts and removes through it keep
     /// the group aligned.
     pub fn edit<S: GroupSources<Key = K>>(&mut self, mut sources: S) -> GroupEdit<'_, K, S> {
-        sources.with_members(|members| self.sync_members(members));
+        sources.with_members(TOKEN, |members| self.sync_members(members));
         GroupEdit {
             group: self,
             sources,
@@ -816,7 +829,8 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
             // A stale entry of the same slot index replaced in place: its
             // old key may have been a member.
             let group = &mut *self.group;
-            self.sources.with_members(|members| group.rebuild(members));
+            self.sources
+                .with_members(TOKEN, |members| group.rebuild(members));
         }
         old
     }
@@ -832,7 +846,8 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         let group = &mut *self.group;
         // Out of the group first: the removal then swaps in a row from
         // past every prefix.
-        self.sources.with_members(|m| group.leave_all(m, key));
+        self.sources
+            .with_members(TOKEN, |m| group.leave_all(m, key));
         let old = self.sources.pick().map().remove(key);
         self.settle(key);
         old
@@ -847,7 +862,7 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
     /// records what the group now sees.
     fn settle(&mut self, key: K) {
         let group = &mut *self.group;
-        self.sources.with_members(|members| {
+        self.sources.with_members(TOKEN, |members| {
             group.settle_key(members, key);
             group.record(members);
         });
