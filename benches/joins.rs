@@ -7,6 +7,15 @@
 //! * `join_status_step`: burning on 10% (required), poisoned on 50%
 //!   (`Maybe`), frozen on 33% (`Without`), hp written through the table.
 //!
+//! * `join_retain`: a cure, `retain` over `join((&mut burning, &units,
+//!   Without(&frozen)))` dropping the fires of units below a tenth of the
+//!   hp range (about a tenth of the rows it sees), against `SoaMap::retain`
+//!   with `frozen.contains_key` and `units.get` inside; and a thaw,
+//!   `extract_if` over `join((&mut frozen, &units))` taking the ice of the
+//!   same units, against `SoaMap::extract_if` with `units.get` inside.
+//!   Burning on 50%; the map is cloned afresh for each run, outside the
+//!   timing.
+//!
 //! Each loop is a never-inlined function, as in a user's system; the units
 //! have been churned (removed and re-inserted) so the maps' dense order is
 //! not the table's.
@@ -15,12 +24,14 @@
 
 use std::hint::black_box;
 
+use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use idtable::join::JoinItems;
 use idtable::{join, Driver, Maybe, SoaMap, Without};
 
 #[path = "support/units.rs"]
 mod units;
-use units::{built, Burning, UnitAllocator, UnitId, World};
+use units::{built, Burning, Frozen, UnitAllocator, UnitId, World};
 
 /// `n` units; each held by `burning` with probability `burn` percent, by
 /// `poisoned` at 50% and `frozen` at 33% (the script of `support/units.rs`).
@@ -112,6 +123,100 @@ fn status_joined_driver(w: &mut World) {
     }
 }
 
+#[inline(never)]
+fn cure_by_hand(
+    burning: &mut SoaMap<UnitId, Burning>,
+    units: &UnitAllocator,
+    frozen: &SoaMap<UnitId, Frozen>,
+    limit: f32,
+) {
+    burning.retain(|id, _| {
+        if frozen.contains_key(id) {
+            return true;
+        }
+        units.get(id).is_none_or(|unit| *unit.hp >= limit)
+    });
+}
+
+#[inline(never)]
+fn cure_joined(
+    burning: &mut SoaMap<UnitId, Burning>,
+    units: &UnitAllocator,
+    frozen: &SoaMap<UnitId, Frozen>,
+    limit: f32,
+) {
+    join((burning, units, Without(frozen))).retain(|_, JoinItems((_, unit, ()))| *unit.hp >= limit);
+}
+
+#[inline(never)]
+fn thaw_by_hand(frozen: &mut SoaMap<UnitId, Frozen>, units: &UnitAllocator, limit: f32) -> usize {
+    frozen
+        .extract_if(|id, _| units.get(id).is_some_and(|unit| *unit.hp < limit))
+        .count()
+}
+
+#[inline(never)]
+fn thaw_joined(frozen: &mut SoaMap<UnitId, Frozen>, units: &UnitAllocator, limit: f32) -> usize {
+    join((frozen, units))
+        .extract_if(|_, JoinItems((_, unit))| *unit.hp < limit)
+        .count()
+}
+
+fn bench_retain(c: &mut Criterion) {
+    let mut group = c.benchmark_group("join_retain");
+    for n in sizes() {
+        let w = world(n, 50);
+        let limit = n as f32 / 10.0;
+        let batch = if n > 100_000 {
+            BatchSize::PerIteration
+        } else {
+            BatchSize::SmallInput
+        };
+        group.throughput(Throughput::Elements(w.burning.len() as u64));
+        group.bench_function(BenchmarkId::new("cure, by hand", n), |b| {
+            b.iter_batched(
+                || w.burning.clone(),
+                |mut burning| {
+                    cure_by_hand(&mut burning, black_box(&w.units), &w.frozen, limit);
+                    burning
+                },
+                batch,
+            )
+        });
+        group.bench_function(BenchmarkId::new("cure, join", n), |b| {
+            b.iter_batched(
+                || w.burning.clone(),
+                |mut burning| {
+                    cure_joined(&mut burning, black_box(&w.units), &w.frozen, limit);
+                    burning
+                },
+                batch,
+            )
+        });
+        group.throughput(Throughput::Elements(w.frozen.len() as u64));
+        group.bench_function(BenchmarkId::new("thaw, by hand", n), |b| {
+            b.iter_batched(
+                || w.frozen.clone(),
+                |mut frozen| {
+                    (
+                        thaw_by_hand(&mut frozen, black_box(&w.units), limit),
+                        frozen,
+                    )
+                },
+                batch,
+            )
+        });
+        group.bench_function(BenchmarkId::new("thaw, join", n), |b| {
+            b.iter_batched(
+                || w.frozen.clone(),
+                |mut frozen| (thaw_joined(&mut frozen, black_box(&w.units), limit), frozen),
+                batch,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn sizes() -> [usize; 2] {
     [10_000, 1_000_000]
 }
@@ -175,7 +280,22 @@ fn check(_: &mut Criterion) {
     burn_by_hand_smaller_drives(&mut a.units, &a.burning);
     burn_joined_driver(&mut b.units, &b.burning);
     assert_eq!(a.units.columns().hp, b.units.columns().hp);
+
+    let limit = 500.0;
+    cure_by_hand(&mut a.burning, &a.units, &a.frozen, limit);
+    cure_joined(&mut b.burning, &b.units, &b.frozen, limit);
+    assert!(a.burning.len() < b.units.len() && a.burning.keys() == b.burning.keys());
+    let thawed = thaw_by_hand(&mut a.frozen, &a.units, limit);
+    assert!(thawed > 0);
+    assert_eq!(thaw_joined(&mut b.frozen, &b.units, limit), thawed);
+    assert_eq!(a.frozen.keys(), b.frozen.keys());
 }
 
-criterion_group!(benches, check, bench_one_map, bench_status_step);
+criterion_group!(
+    benches,
+    check,
+    bench_one_map,
+    bench_status_step,
+    bench_retain
+);
 criterion_main!(benches);

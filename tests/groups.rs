@@ -8,7 +8,8 @@
 use std::collections::{HashMap, HashSet};
 
 use idtable::group::Group;
-use idtable::{remove_all, Maybe, SoaAllocator, SoaMap, Without};
+use idtable::join::JoinItems;
+use idtable::{join, remove_all, Maybe, SoaAllocator, SoaMap, Without};
 use proptest::prelude::*;
 
 #[derive(SoaAllocator, Clone, Debug, PartialEq)]
@@ -57,6 +58,11 @@ enum Op {
     EditRemove(Map, usize),
     BypassInsert(Map, usize, i64),
     BypassRemove(Map, usize),
+    /// Removes the unit's rows from every mutable source of the group.
+    EditRemoveAll(usize),
+    /// `retain` over an ungrouped join of two owned maps: rows leave `pos`
+    /// behind the group's back.
+    RetainPos(i64),
     SortPos,
     ClearFrozen,
     CloneVel,
@@ -82,6 +88,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (map(), 0usize..16).prop_map(|(m, i)| Op::EditRemove(m, i)),
         2 => (map(), 0usize..16, -50i64..50).prop_map(|(m, i, v)| Op::BypassInsert(m, i, v)),
         2 => (map(), 0usize..16).prop_map(|(m, i)| Op::BypassRemove(m, i)),
+        1 => (0usize..16).prop_map(Op::EditRemoveAll),
+        1 => (2i64..5).prop_map(Op::RetainPos),
         1 => Just(Op::SortPos),
         1 => Just(Op::ClearFrozen),
         1 => Just(Op::CloneVel),
@@ -377,6 +385,29 @@ fn run(ops: &[Op], two: bool) {
                     }),
                 };
                 assert_eq!(got, w.model[m as usize].remove(&id));
+            }
+            Op::EditRemoveAll(i) => {
+                let Some(id) = w.id(i) else { continue };
+                let maps = if w.two { 5 } else { 4 };
+                let want = w.model[..maps]
+                    .iter_mut()
+                    .filter_map(|m| m.remove(&id))
+                    .count();
+                let got = with_edit!(w, group, |edit| edit.remove_all(id));
+                assert_eq!(got, want);
+            }
+            Op::RetainPos(modulus) => {
+                join((&mut w.pos, &w.vel))
+                    .retain(|_, JoinItems((p, v))| (*p.x + *v.x) % modulus != 0);
+                let vel = &w.model[1];
+                let gone: Vec<UnitId> = w.model[0]
+                    .iter()
+                    .filter(|&(id, p)| vel.get(id).is_some_and(|v| (p + v) % modulus == 0))
+                    .map(|(&id, _)| id)
+                    .collect();
+                for id in gone {
+                    w.model[0].remove(&id);
+                }
             }
             Op::BypassInsert(m, i, v) => {
                 let Some(id) = w.id(i) else { continue };

@@ -10,12 +10,15 @@
 //! each, in the driver's dense order (the required source with the fewest
 //! rows, the first on a tie, or the one marked `Driver`), with the
 //! reference's values; `get` must
-//! answer for live, stale and forged keys as the reference does; and
-//! `remove_all` must remove a key from every container at once.
+//! answer for live, stale and forged keys as the reference does;
+//! `remove_all` must remove a key from every container at once; and
+//! `retain` / `extract_if` over a join must see and remove exactly the rows
+//! the reference does, in the order the reference says.
 
 use std::collections::HashMap;
 
 use idtable::data::DataMap;
+use idtable::join::JoinItems;
 use idtable::{join, remove_all, Driver, Maybe, SoaAllocator, SoaMap, Without};
 
 #[derive(SoaAllocator, Debug, Clone, PartialEq)]
@@ -142,7 +145,7 @@ impl World {
     }
 
     fn step(&mut self, rng: &mut Rng) {
-        match rng.below(12) {
+        match rng.below(14) {
             0..=2 => {
                 if self.units.len() < 31 {
                     let hp = rng.below(1000) as i64;
@@ -225,8 +228,117 @@ impl World {
                 assert!(!self.units.contains(key) && !self.burning.contains_key(key));
             }
             10 => self.check_gets(rng),
+            11 => self.retain_burning(rng),
+            12 => self.extract_units(rng),
             _ => self.check_joins(),
         }
+    }
+
+    /// `retain` over a join removes from its first source the rows the
+    /// closure refuses, sees the keys the join takes in that source's
+    /// dense order, and keeps the other rows in their order.
+    fn retain_burning(&mut self, rng: &mut Rng) {
+        let modulus = 2 + rng.below(3) as i64;
+        let before: Vec<UnitId> = self.burning.keys().to_vec();
+        let taken = |w: &World, k: UnitId| w.m_units.contains(k) && !w.m_frozen.contains(k);
+        let want_seen: Vec<UnitId> = before.iter().copied().filter(|&k| taken(self, k)).collect();
+        let mut seen = Vec::new();
+        let keep = |id: UnitId, dps: &mut i64, hp: i64, poison: Option<i64>| {
+            *dps -= 1;
+            let _ = id;
+            (*dps + hp + poison.unwrap_or(0)).rem_euclid(modulus) != 0
+        };
+        if rng.below(2) == 0 {
+            join((
+                &mut self.burning,
+                &self.units,
+                Without(&self.frozen),
+                Maybe(&self.poisoned),
+            ))
+            .retain(|id, JoinItems((burn, unit, (), poison))| {
+                seen.push(id);
+                keep(id, burn.dps, *unit.hp, poison.map(|p| *p.n))
+            });
+        } else {
+            join((
+                Driver(&mut self.burning),
+                Maybe(&self.poisoned),
+                &self.units,
+                Without(&self.frozen),
+            ))
+            .retain(|id, JoinItems((burn, poison, unit, ()))| {
+                seen.push(id);
+                keep(id, burn.dps, *unit.hp, poison.map(|p| *p.n))
+            });
+        }
+        assert_eq!(seen, want_seen);
+        let mut kept = Vec::new();
+        for &k in &before {
+            if taken(self, k) {
+                let mut dps = self.m_burning.get(k).unwrap();
+                let hp = self.m_units.get(k).unwrap();
+                if keep(k, &mut dps, hp, self.m_poisoned.get(k)) {
+                    self.m_burning.insert(k, dps);
+                    kept.push(k);
+                } else {
+                    self.m_burning.remove(k);
+                }
+            } else {
+                kept.push(k);
+            }
+        }
+        assert_eq!(self.burning.keys(), kept);
+        for &k in &kept {
+            assert_eq!(self.burning.get(k).map(|b| *b.dps), self.m_burning.get(k));
+        }
+        self.burning.check_invariants();
+    }
+
+    /// `extract_if` over a join takes rows out of its first source (here
+    /// the table) as it reaches them, swapping the last row into each gap,
+    /// and leaves the rows it did not reach when dropped.
+    fn extract_units(&mut self, rng: &mut Rng) {
+        let modulus = 2 + rng.below(4) as i64;
+        let stop_after = rng.below(4);
+        // The reference: the table's dense order, replayed with swap-removes.
+        let mut order: Vec<UnitId> = self.units.ids().to_vec();
+        let taken = |w: &World, k: UnitId| !w.m_poisoned.contains(k);
+        let mut want = Vec::new();
+        let mut next = 0;
+        while next < order.len() && want.len() < stop_after {
+            let k = order[next];
+            if taken(self, k) {
+                let hp = self.m_units.get(k).unwrap() + 1 + self.m_burning.get(k).unwrap_or(0);
+                self.m_units.insert(k, hp);
+                if hp.rem_euclid(modulus) == 0 {
+                    want.push((k, hp));
+                    order.swap_remove(next);
+                    continue;
+                }
+            }
+            next += 1;
+        }
+        let got: Vec<(UnitId, i64)> = join((
+            &mut self.units,
+            Maybe(&self.burning),
+            Without(&self.poisoned),
+        ))
+        .extract_if(|_, JoinItems((unit, burn, ()))| {
+            *unit.hp += 1 + burn.map_or(0, |b| *b.dps);
+            (*unit.hp).rem_euclid(modulus) == 0
+        })
+        .take(stop_after)
+        .map(|(id, unit)| (id, unit.hp))
+        .collect();
+        assert_eq!(got, want);
+        for (k, _) in &want {
+            self.m_units.remove(*k);
+        }
+        assert_eq!(self.units.ids(), order);
+        for &k in &order {
+            assert_eq!(self.units.get(k).map(|u| *u.hp), self.m_units.get(k));
+        }
+        self.units.check_invariants();
     }
 
     /// `get` on joins of every shape, for keys of every kind.
@@ -609,4 +721,41 @@ fn joins_probe_keys_past_a_maps_page_table() {
         .map(|(k, _)| k)
         .collect();
     assert_eq!(got, [far]);
+}
+
+/// A closure that panics in `retain` or `extract_if` leaves every row in
+/// place but those `extract_if` had already handed out.
+#[test]
+fn a_panicking_closure_removes_nothing_more() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut units = UnitAllocator::new();
+    let mut burning: SoaMap<UnitId, Burn> = SoaMap::new();
+    let ids: Vec<UnitId> = (0..6).map(|hp| units.insert(Unit { hp })).collect();
+    for &id in &ids {
+        burning.insert(id, Burn { dps: 1 });
+    }
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        join((&mut burning, &units)).retain(|_, JoinItems((_, unit))| {
+            assert!(*unit.hp < 3, "the closure gives up");
+            false
+        })
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(burning.keys(), ids);
+
+    let mut extracted = Vec::new();
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        for (id, _) in join((&mut units, &burning)).extract_if(|_, JoinItems((unit, _))| {
+            assert!(*unit.hp != 4, "the closure gives up");
+            *unit.hp % 2 == 0
+        }) {
+            extracted.push(id);
+        }
+    }));
+    assert!(panicked.is_err());
+    // 0 goes (5 moves into its place and stays), 2 goes (4 moves in: the
+    // closure panics there).
+    assert_eq!(extracted, [ids[0], ids[2]]);
+    assert_eq!(units.ids(), [ids[5], ids[1], ids[4], ids[3]]);
+    units.check_invariants();
 }

@@ -466,3 +466,57 @@ fn crate_path_override() {
     a.par_iter_mut().for_each(|(_, r)| *r.v = 1);
     assert_eq!(a.par_iter().map(|(_, r)| *r.v).sum::<u32>(), N);
 }
+
+/// A group's join split between threads yields the sequential join's pairs,
+/// in its order, with an optional source held past the optional prefix
+/// and an excluded one; writes through it land once per key.
+#[test]
+fn grouped_par_iter_yields_the_sequential_grouped_join() {
+    use idtable::group::Group;
+    use idtable::{Maybe, SoaMap, Without};
+
+    let (mut bodies, ids) = churned(N);
+    let mut heat: SoaMap<BodyId, u32> = SoaMap::new();
+    let mut cold: SoaMap<BodyId, bool> = SoaMap::new();
+    let mut spin: SoaMap<BodyId, i64> = SoaMap::new();
+    let live: Vec<BodyId> = ids
+        .iter()
+        .copied()
+        .filter(|&id| bodies.contains(id))
+        .collect();
+    let mut group = Group::new((&mut bodies, &mut heat, Without(&mut cold), Maybe(&mut spin)));
+    let mut edit = group.edit((&mut bodies, &mut heat, Without(&mut cold), Maybe(&mut spin)));
+    for (n, &id) in live.iter().enumerate() {
+        if n % 3 != 0 {
+            edit.insert(id, n as u32);
+        }
+        if n % 7 == 0 {
+            edit.insert(id, true);
+        }
+        if n % 2 == 0 {
+            edit.insert(id, n as i64);
+        }
+    }
+    let serial: Vec<(BodyId, u32, Option<i64>)> = group
+        .join((&mut bodies, &mut heat, Without(&mut cold), Maybe(&mut spin)))
+        .map(|(id, (_, h, (), s))| (id, *h, s.map(|s| *s)))
+        .collect();
+    assert!(!serial.is_empty());
+    let parallel: Vec<(BodyId, u32, Option<i64>)> = group
+        .join((&mut bodies, &mut heat, Without(&mut cold), Maybe(&mut spin)))
+        .par_iter()
+        .map(|(id, (body, h, (), s))| {
+            *body.serial += 1_000_000;
+            (id, *h, s.map(|s| *s))
+        })
+        .collect();
+    assert_eq!(parallel, serial);
+    for (id, ..) in &serial {
+        assert!(*bodies.get(*id).unwrap().serial >= 1_000_000);
+    }
+    let touched = bodies
+        .iter()
+        .filter(|(_, b)| *b.serial >= 1_000_000)
+        .count();
+    assert_eq!(touched, serial.len());
+}

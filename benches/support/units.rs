@@ -62,7 +62,7 @@ pub struct Unit {
     pub pos: [f32; 2],
 }
 
-#[derive(SoaAllocator)]
+#[derive(SoaAllocator, Clone)]
 pub struct Burning {
     pub dps: f32,
 }
@@ -72,7 +72,7 @@ pub struct Poisoned {
     pub dose: f32,
 }
 
-#[derive(SoaAllocator)]
+#[derive(SoaAllocator, Clone)]
 pub struct Frozen {
     pub left: f32,
 }

@@ -159,6 +159,9 @@ pub(crate) mod member {
         fn find(&mut self, key: K) -> Option<usize>;
         /// Swaps two rows (owned sources only).
         fn swap_rows(&mut self, a: usize, b: usize);
+        /// Removes `key`'s row (the last row moving into the gap), if the
+        /// source is mutable and holds it; whether it did.
+        fn remove(&mut self, key: K) -> bool;
     }
 }
 use member::{Member, Role, Seen, Token, TOKEN};
@@ -211,11 +214,14 @@ impl<C: Container> Member<KeyOf<C::Index>> for &mut C {
             rows.columns.swap(a, b);
         }
     }
+    fn remove(&mut self, key: KeyOf<C::Index>) -> bool {
+        self.remove_row(key).is_some()
+    }
 }
 
 /// The methods of an excluded source, shared or mutable.
 macro_rules! excluded_member {
-    ($ty:ty, |$self:ident| $identity:expr) => {
+    ($ty:ty, |$self:ident| $identity:expr, |$this:ident, $key:ident| $remove:expr) => {
         impl<C: Container> Member<KeyOf<C::Index>> for $ty {
             fn look(&mut $self) -> Seen {
                 let identity = $identity;
@@ -242,16 +248,23 @@ macro_rules! excluded_member {
             fn swap_rows(&mut self, _: usize, _: usize) {
                 debug_assert!(false, "a group never reorders a source it excludes");
             }
+            fn remove(&mut $this, $key: KeyOf<C::Index>) -> bool {
+                $remove
+            }
         }
     };
 }
 
-excluded_member!(Without<&C>, |self| self.0.rows().columns.identity());
-excluded_member!(Without<&mut C>, |self| self
-    .0
-    .rows_mut(RowsToken::new())
-    .columns
-    .claim_identity());
+excluded_member!(
+    Without<&C>,
+    |self| self.0.rows().columns.identity(),
+    |self, _key| false
+);
+excluded_member!(
+    Without<&mut C>,
+    |self| self.0.rows_mut(RowsToken::new()).columns.claim_identity(),
+    |self, key| self.0.remove_row(key).is_some()
+);
 
 impl<C: Container> Member<KeyOf<C::Index>> for Maybe<&mut C> {
     fn look(&mut self) -> Seen {
@@ -274,6 +287,9 @@ impl<C: Container> Member<KeyOf<C::Index>> for Maybe<&mut C> {
     }
     fn swap_rows(&mut self, a: usize, b: usize) {
         (&mut self.0).swap_rows(a, b);
+    }
+    fn remove(&mut self, key: KeyOf<C::Index>) -> bool {
+        (&mut self.0).remove(key)
     }
 }
 
@@ -853,6 +869,54 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         old
     }
 
+    /// Removes `key` from every source of the edit that is given mutably
+    /// (owned, optional, and excluded as `Without(&mut map)`), as
+    /// [`remove_all`](crate::remove_all) does for ungrouped containers,
+    /// keeping the group aligned: `key` leaves the group first, so each
+    /// removal swaps in a row from past every prefix (a few row swaps,
+    /// whatever the group's size). Returns how many sources held `key`; the
+    /// removed values are dropped. Containers outside the group (a
+    /// `DataMap`, other maps) are left to `remove_all`.
+    ///
+    /// ```
+    /// use idtable::group::Group;
+    /// use idtable::{SoaAllocator, SoaMap, Maybe, Without};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: f32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Frozen { pub left: f32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let mut speed: SoaMap<UnitId, f32> = SoaMap::new();
+    /// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+    /// let mut heat: SoaMap<UnitId, u8> = SoaMap::new();
+    /// let ids: Vec<UnitId> = (0..4).map(|_| units.insert(Unit { hp: 1.0 })).collect();
+    /// let mut group = Group::new((&mut units, &mut speed, Without(&mut frozen), Maybe(&mut heat)));
+    /// let mut edit = group.edit((&mut units, &mut speed, Without(&mut frozen), Maybe(&mut heat)));
+    /// for &u in &ids {
+    ///     edit.insert(u, 2.0_f32);
+    ///     edit.insert(u, 7_u8);
+    /// }
+    /// assert_eq!(edit.remove_all(ids[1]), 3); // the unit, its speed and its heat
+    /// assert_eq!(edit.group().len(), 3);
+    /// drop(edit);
+    /// assert!(!units.contains(ids[1]) && !speed.contains_key(ids[1]) && !heat.contains_key(ids[1]));
+    /// assert!(group.is_aligned((&mut units, &mut speed, Without(&mut frozen), Maybe(&mut heat))));
+    /// ```
+    pub fn remove_all(&mut self, key: K) -> usize {
+        let group = &mut *self.group;
+        let mut removed = 0;
+        self.sources.with_members(TOKEN, |members| {
+            group.leave_all(members, key);
+            for m in members.iter_mut() {
+                removed += usize::from(m.remove(key));
+            }
+            group.record(members);
+        });
+        removed
+    }
+
     /// The group, up to date.
     pub fn group(&self) -> &Group<K> {
         self.group
@@ -880,6 +944,28 @@ pub struct GroupJoin<'a, S> {
     _items: PhantomData<&'a ()>,
 }
 
+impl<'a, S: Sources + 'a> GroupJoin<'a, S> {
+    /// The key at `dense` and its items.
+    ///
+    /// # Safety
+    ///
+    /// `dense < end` of the join `sources`, `inner` and `probe` were made
+    /// for (`Group::join`); no other item of the same key lives while
+    /// these do.
+    #[inline(always)]
+    unsafe fn at(sources: &S, dense: usize, inner: usize, probe: bool) -> (S::Key, S::Items<'a>) {
+        // SAFETY: `dense < end`, which is at most every owned source's
+        // length (`Group::join`), and the first source is owned.
+        let key = unsafe { sources.driver_key(0, dense) };
+        let probes = sources.aligned(key, dense, dense < inner, probe);
+        // SAFETY: every owned source holds a row at `dense`, each excluded
+        // source's probe is `()`, and an optional source's is `dense` only
+        // below `inner`, at most its length (`Group::join`), or its own
+        // answer for `key`; the caller hands out each key once.
+        (key, unsafe { sources.fetch_all(key, probes) })
+    }
+}
+
 impl<'a, S: Sources + 'a> Iterator for GroupJoin<'a, S> {
     type Item = (S::Key, S::Items<'a>);
 
@@ -888,19 +974,9 @@ impl<'a, S: Sources + 'a> Iterator for GroupJoin<'a, S> {
         if self.next < self.end {
             let dense = self.next;
             self.next += 1;
-            // SAFETY: `dense < end`, which is at most every owned source's
-            // length (`Group::join`), and the first source is owned; each
-            // position is taken once, so no other item of the same key
-            // lives.
-            let key = unsafe { self.sources.driver_key(0, dense) };
-            let probes = self
-                .sources
-                .aligned(key, dense, dense < self.inner, self.probe);
-            // SAFETY: as above: every owned source holds a row at `dense`,
-            // each excluded source's probe is `()`, and an optional
-            // source's is `dense` only below `inner`, at most its length
-            // (`Group::join`), or its own answer for `key`.
-            Some((key, unsafe { self.sources.fetch_all(key, probes) }))
+            // SAFETY: `dense < end`; each position is taken once, so no
+            // other item of the same key lives.
+            Some(unsafe { Self::at(&self.sources, dense, self.inner, self.probe) })
         } else {
             None
         }
@@ -910,6 +986,69 @@ impl<'a, S: Sources + 'a> Iterator for GroupJoin<'a, S> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.end - self.next;
         (n, Some(n))
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<'a, S: Sources + Send + Sync + 'a> GroupJoin<'a, S>
+where
+    S::Key: Send,
+    S::Items<'a>: Send,
+{
+    /// The rows not yet visited as a rayon parallel iterator: the aligned
+    /// prefix is split between threads, each key visited once, still with
+    /// no probe per row. Needs every shared source's fields `Sync` and
+    /// every owned source's fields `Send`.
+    ///
+    /// ```
+    /// use idtable::group::Group;
+    /// use idtable::{SoaAllocator, SoaMap, Without};
+    /// use rayon::prelude::*;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Burning { pub dps: i32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Frozen { pub left: i32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+    /// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+    /// let ids: Vec<UnitId> = (0..1000).map(|_| units.insert(Unit { hp: 100 })).collect();
+    /// let mut group = Group::new((&mut units, &mut burning, Without(&mut frozen)));
+    /// let mut edit = group.edit((&mut units, &mut burning, Without(&mut frozen)));
+    /// for (n, &u) in ids.iter().enumerate() {
+    ///     if n % 2 == 0 {
+    ///         edit.insert(u, Burning { dps: 3 });
+    ///     }
+    ///     if n % 4 == 0 {
+    ///         edit.insert(u, Frozen { left: 1 });
+    ///     }
+    /// }
+    /// group
+    ///     .join((&mut units, &mut burning, Without(&frozen)))
+    ///     .par_iter()
+    ///     .for_each(|(_, (unit, fire, ()))| *unit.hp -= *fire.dps);
+    /// assert_eq!(units.iter().filter(|(_, u)| *u.hp == 97).count(), 250);
+    /// ```
+    pub fn par_iter(
+        self,
+    ) -> impl rayon::iter::IndexedParallelIterator<Item = (S::Key, S::Items<'a>)> + 'a {
+        use rayon::iter::{IntoParallelIterator, ParallelIterator};
+        let GroupJoin {
+            sources,
+            next,
+            end,
+            inner,
+            probe,
+            ..
+        } = self;
+        (next..end).into_par_iter().map(move |dense| {
+            // SAFETY: `next..end` is within the join's prefix; every dense
+            // position of it is taken by one thread, once.
+            unsafe { Self::at(&sources, dense, inner, probe) }
+        })
     }
 }
 

@@ -86,11 +86,13 @@
 
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::ptr::NonNull;
 
 use crate::columns::{RowHandle, RowHandleMut};
 #[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
+use crate::marks::Marks;
 use crate::record::{make_mut, make_ref, Record};
 use crate::rows::sealed::Index as _;
 use crate::rows::{KeyOf, RowIndex, Rows};
@@ -305,6 +307,7 @@ pub mod flag {
 }
 
 use flag::{Flag, HasRequired, No, Yes};
+use sealed::Remove as _;
 
 mod sealed {
     /// Only idtable's sources are sources.
@@ -318,6 +321,27 @@ mod sealed {
     impl<S: super::IntoSource<Source: super::Drivable>> Sealed for super::Driver<S> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Shared<'_, X, T> {}
     impl<X: crate::rows::RowIndex, T: crate::record::Record> Sealed for super::Exclusive<'_, X, T> {}
+
+    /// How a join removes rows from a [`Removable`](super::Removable)
+    /// source: through the borrow it was made from, once no item of the
+    /// join lives.
+    pub trait Remove<K, R> {
+        /// The number of rows.
+        fn row_count(&self) -> usize;
+        /// Removes the marked rows, keeping the others in order.
+        ///
+        /// # Safety
+        ///
+        /// No item this source handed out lives.
+        unsafe fn remove_marked(&mut self, marks: &crate::marks::Marks);
+        /// Removes the row at `dense` (in bounds), the last row moving
+        /// into the gap, and returns it.
+        ///
+        /// # Safety
+        ///
+        /// As `remove_marked`.
+        unsafe fn swap_remove(&mut self, dense: usize) -> (K, R);
+    }
 
     /// Only tuples are [`IntoSources`](super::IntoSources) and
     /// [`Sources`](super::Sources): a join trusts what they answer (its
@@ -439,12 +463,143 @@ pub struct Shared<'a, X: RowIndex, T: Record> {
 /// A container read through `&mut`: its index, and its rows handed out
 /// mutably one key at a time (what `&mut container` becomes in a join;
 /// [`Sources`] makes one).
+///
+/// It keeps the container's rows as pointers rather than references, all
+/// made from `origin`, the one `&mut` borrow the join took: so
+/// [`Join::retain`] and [`Join::extract_if`] can remove rows through
+/// `origin` once no item of the join lives (a reference held beside it
+/// would forbid the write).
 pub struct Exclusive<'a, X: RowIndex, T: Record> {
-    keys: &'a [KeyOf<X>],
-    index: &'a X,
+    origin: NonNull<Rows<X, T>>,
+    keys: NonNull<[KeyOf<X>]>,
+    index: NonNull<X>,
     /// As [`Shared`]'s.
     near_only: bool,
     rows: RowHandleMut<'a, T::Tree>,
+    _borrow: PhantomData<&'a mut Rows<X, T>>,
+}
+
+// SAFETY: `Exclusive` stands for the `&'a mut Rows<X, T>` it was made from,
+// sharing its keys and index and handing out distinct rows: what the
+// references it replaces (`&'a [K]`, `&'a X`) and its row handle allow.
+unsafe impl<'a, X: RowIndex + Sync, T: Record> Send for Exclusive<'a, X, T> where
+    RowHandleMut<'a, T::Tree>: Send
+{
+}
+// SAFETY: as above; `&Exclusive` reads the keys and the index, and hands
+// out rows as the handle's `Sync` allows.
+unsafe impl<'a, X: RowIndex + Sync, T: Record> Sync for Exclusive<'a, X, T> where
+    RowHandleMut<'a, T::Tree>: Sync
+{
+}
+
+impl<'a, X: RowIndex, T: Record> Exclusive<'a, X, T> {
+    /// The source of the rows behind `origin`, borrowed mutably for `'a`.
+    ///
+    /// # Safety
+    ///
+    /// `origin` is valid and unaliased for `'a` but through what this
+    /// returns (it comes from a `&'a mut`).
+    #[inline(always)]
+    unsafe fn from_origin(origin: NonNull<Rows<X, T>>) -> Self {
+        // SAFETY: the caller's promise; the parts below are made from this
+        // borrow, so a later `&mut *origin` supersedes them all.
+        let Rows { index, columns } = unsafe { &mut *origin.as_ptr() };
+        Exclusive {
+            origin,
+            keys: NonNull::from(index.keys()),
+            index: NonNull::from(&*index),
+            near_only: index.near_only(),
+            rows: columns.handle_mut(),
+            _borrow: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn keys(&self) -> &[KeyOf<X>] {
+        // SAFETY: made from the borrow of `origin`, which nothing changes
+        // while `self` reads it (only `retain` and `extract_if` write, and
+        // they make the parts anew after).
+        unsafe { self.keys.as_ref() }
+    }
+
+    #[inline(always)]
+    fn index(&self) -> &X {
+        // SAFETY: as `keys`.
+        unsafe { self.index.as_ref() }
+    }
+}
+
+impl<'a, X: RowIndex, T: Record> Shared<'a, X, T> {
+    #[inline(always)]
+    fn keys(&self) -> &'a [KeyOf<X>] {
+        self.keys
+    }
+
+    #[inline(always)]
+    fn index(&self) -> &'a X {
+        self.index
+    }
+}
+
+impl<X: RowIndex, T: Record> sealed::Remove<KeyOf<X>, T> for Exclusive<'_, X, T> {
+    #[inline(always)]
+    fn row_count(&self) -> usize {
+        self.keys().len()
+    }
+    unsafe fn remove_marked(&mut self, marks: &Marks) {
+        // SAFETY: `origin` is the join's `&mut` borrow of the rows; no item
+        // made from the parts lives (the caller's promise), and the parts
+        // are made anew from the new borrow.
+        unsafe {
+            (*self.origin.as_ptr()).remove_marked(marks);
+            *self = Exclusive::from_origin(self.origin);
+        }
+    }
+    unsafe fn swap_remove(&mut self, dense: usize) -> (KeyOf<X>, T) {
+        // SAFETY: as `remove_marked`.
+        unsafe {
+            let removed = (*self.origin.as_ptr()).swap_remove_dense(dense);
+            *self = Exclusive::from_origin(self.origin);
+            removed
+        }
+    }
+}
+
+/// A source a join can remove rows from, with [`Join::retain`] and
+/// [`Join::extract_if`]: `&mut` a table or a map, or a [`Driver`] of one
+/// (the trait is sealed; shown with [`RemovingSources`]).
+#[diagnostic::on_unimplemented(
+    message = "a join removes rows from its first source, which must be `&mut` a table or a map",
+    label = "this source cannot lose rows through the join",
+    note = "list the container to remove from first, mutably, e.g. `join((&mut burning, &units)).retain(..)`"
+)]
+pub trait Removable: Source<Probe = usize> + sealed::Remove<Self::Key, Self::Record> {
+    /// The record a removed row gives back.
+    type Record;
+}
+
+impl<X: RowIndex, T: Record> Removable for Exclusive<'_, X, T> {
+    type Record = T;
+}
+
+impl<S: Drivable + Removable> sealed::Remove<<S as Source>::Key, S::Record> for Driver<S> {
+    #[inline(always)]
+    fn row_count(&self) -> usize {
+        self.0.row_count()
+    }
+    unsafe fn remove_marked(&mut self, marks: &Marks) {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.remove_marked(marks) }
+    }
+    unsafe fn swap_remove(&mut self, dense: usize) -> (<S as Source>::Key, S::Record) {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.swap_remove(dense) }
+    }
+}
+
+impl<S: Drivable + Removable> Removable for Driver<S> {
+    type Record = S::Record;
 }
 
 impl<'a, C: Container> IntoSource for &'a C {
@@ -467,14 +622,9 @@ impl<'a, C: Container> IntoSource for &'a mut C {
     type Source = Exclusive<'a, C::Index, C::Record>;
     #[inline(always)]
     fn into_source(self) -> Self::Source {
-        let Rows { index, columns } = self.rows_mut(RowsToken::new());
-        let index: &'a C::Index = index;
-        Exclusive {
-            keys: index.keys(),
-            index,
-            near_only: index.near_only(),
-            rows: columns.handle_mut(),
-        }
+        let origin = NonNull::from(self.rows_mut(RowsToken::new()));
+        // SAFETY: `origin` comes from the `&'a mut` the join took.
+        unsafe { Exclusive::from_origin(origin) }
     }
 }
 
@@ -505,14 +655,14 @@ macro_rules! container_source {
 
             #[inline(always)]
             fn driver_len(&self) -> Option<usize> {
-                Some(self.keys.len())
+                Some(self.keys().len())
             }
             #[inline(always)]
             unsafe fn key_at(&self, dense: usize) -> Self::Key {
-                debug_assert!(dense < self.keys.len());
+                debug_assert!(dense < self.keys().len());
                 // SAFETY: `dense < driver_len()`, the keys' length (the
                 // caller's promise).
-                unsafe { *self.keys.get_unchecked(dense) }
+                unsafe { *self.keys().get_unchecked(dense) }
             }
             #[inline(always)]
             fn at_dense(&self, dense: usize) -> usize {
@@ -526,9 +676,9 @@ macro_rules! container_source {
                 // of the join (benches/NOTES.md, "Joins against the loop
                 // written by hand").
                 if self.near_only {
-                    self.index.find_near(key)
+                    self.index().find_near(key)
                 } else {
-                    self.index.find(key)
+                    self.index().find(key)
                 }
             }
             #[inline(always)]
@@ -1045,6 +1195,85 @@ tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f);
 tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f, G 6 g);
 tuple_sources!(A 0 a, B 1 b, C 2 c, D 3 d, E 4 e, F 5 f, G 6 g, H 7 h);
 
+/// A source that follows the join's driver rather than naming itself the
+/// driver: every source but a [`Driver`] (the trait is sealed; shown with
+/// [`RemovingSources`]). The sources after the first of [`Join::retain`]
+/// and [`Join::extract_if`] are all followers: those drive by the first.
+#[diagnostic::on_unimplemented(
+    message = "a join that removes rows is driven by its first source: no other source can be a `Driver`",
+    label = "remove this `Driver(..)`",
+    note = "`retain` and `extract_if` remove from the first source and walk its rows; put the container to remove from first"
+)]
+pub trait Follower: Source {}
+impl<'a, X: RowIndex, T: Record + 'a> Follower for Shared<'a, X, T> {}
+impl<'a, X: RowIndex, T: Record + 'a> Follower for Exclusive<'a, X, T> {}
+#[cfg(target_endian = "little")]
+impl<K: Id> Follower for &DataMap<K> {}
+impl<S: Source> Follower for Maybe<S> {}
+impl<S: Source> Follower for Without<S> {}
+
+/// Sources whose first is [`Removable`] and whose others are
+/// [`Follower`]s: what [`Join::retain`] and [`Join::extract_if`] take
+/// (tuples only: the trait is sealed).
+///
+/// ```
+/// use idtable::join::{Follower, IntoSource, IntoSources, Removable, RemovingSources};
+/// use idtable::{Driver, Maybe, SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Unit { pub hp: i32 }
+/// #[derive(SoaAllocator)]
+/// pub struct Burning { pub dps: i32 }
+///
+/// fn removing<S: IntoSources<Sources: RemovingSources>>(_: S) -> bool { true }
+/// fn removable<S: IntoSource<Source: Removable>>(_: S) -> bool { true }
+/// fn follower<S: IntoSource<Source: Follower>>(_: S) -> bool { true }
+///
+/// let mut units = UnitAllocator::new();
+/// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+/// assert!(removable(&mut burning) && removable(Driver(&mut units)));
+/// assert!(follower(&units) && follower(Maybe(&burning)));
+/// assert!(removing((&mut burning, &units)));
+/// // Not `removable(&burning)`, nor `follower(Driver(&units))`.
+/// ```
+pub trait RemovingSources: Sources {
+    /// The first source, the one rows are removed from.
+    type Target: Removable<Key = Self::Key>;
+    /// The first source.
+    #[doc(hidden)]
+    fn target(&self) -> &Self::Target;
+    /// The first source, mutably.
+    #[doc(hidden)]
+    fn target_mut(&mut self) -> &mut Self::Target;
+}
+
+macro_rules! removing_sources {
+    ($first:ident $(, $rest:ident)*) => {
+        impl<$first: Removable $(, $rest: Follower<Key = $first::Key>)*> RemovingSources
+            for ($first, $($rest,)*)
+        {
+            type Target = $first;
+            #[inline(always)]
+            fn target(&self) -> &$first {
+                &self.0
+            }
+            #[inline(always)]
+            fn target_mut(&mut self) -> &mut $first {
+                &mut self.0
+            }
+        }
+    };
+}
+
+removing_sources!(A);
+removing_sources!(A, B);
+removing_sources!(A, B, C);
+removing_sources!(A, B, C, D);
+removing_sources!(A, B, C, D, E);
+removing_sources!(A, B, C, D, E, F);
+removing_sources!(A, B, C, D, E, F, G);
+removing_sources!(A, B, C, D, E, F, G, H);
+
 /// The rows that one key has in several containers, read as one: see the
 /// [module docs](self) for the sources, the order and an example.
 ///
@@ -1099,6 +1328,175 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
         // SAFETY: the caller's promise; every index maps one key to one
         // row, so distinct keys never share a row.
         Some((key, unsafe { sources.fetch_all(key, probes) }))
+    }
+}
+
+impl<'a, S: Sources + 'a> Join<'a, S> {
+    /// Removes from the join's first source (`&mut` a table or a map) the
+    /// rows for which `keep` returns `false`, keeping the others in their
+    /// order; keys the join does not take stay, unseen. Driven by the
+    /// first source, in its dense order (a [`Driver`] elsewhere does not
+    /// compile): the same work as that container's own `retain` with the
+    /// other sources read by hand inside it, each kept row moved at most
+    /// once.
+    ///
+    /// ```
+    /// use idtable::join::JoinItems;
+    /// use idtable::{join, SoaAllocator, SoaMap, Without};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Burning { pub left: i32 }
+    /// #[derive(SoaAllocator)]
+    /// pub struct Frozen { pub left: i32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let mut burning: SoaMap<UnitId, Burning> = SoaMap::new();
+    /// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+    /// let [a, b, c] = [10, 0, 5].map(|hp| units.insert(Unit { hp }));
+    /// for u in [a, b, c] {
+    ///     burning.insert(u, Burning { left: 2 });
+    /// }
+    /// frozen.insert(c, Frozen { left: 1 });
+    ///
+    /// // A fire burns down on every unit that is not frozen, and goes out
+    /// // at zero or on a dead unit; a frozen unit's fire is not seen.
+    /// join((&mut burning, &units, Without(&frozen))).retain(|_, JoinItems((fire, unit, ()))| {
+    ///     *fire.left -= 1;
+    ///     *fire.left > 0 && *unit.hp > 0
+    /// });
+    /// assert_eq!(burning.keys(), [a, c]);
+    /// assert_eq!((*burning.get(a).unwrap().left, *burning.get(c).unwrap().left), (1, 2));
+    /// ```
+    pub fn retain(self, mut keep: impl FnMut(S::Key, JoinItems<'_, S>) -> bool)
+    where
+        S: RemovingSources,
+    {
+        let mut sources = self.sources;
+        let len = sources.target().row_count();
+        let mut marks = Marks::with_len(len);
+        for dense in 0..len {
+            // SAFETY: the first source is required (`Removable`), and
+            // `dense` is below its length.
+            let key = unsafe { sources.driver_key(0, dense) };
+            let Some(probes) = sources.probe_all(key, 0, dense) else {
+                continue;
+            };
+            // SAFETY: each key is fetched once, and its items end with the
+            // call of `keep`.
+            let items = unsafe { sources.fetch_all(key, probes) };
+            if !keep(key, JoinItems(items)) {
+                marks.insert(dense);
+            }
+        }
+        // SAFETY: no item lives: `keep` took each one for its call only.
+        unsafe { sources.target_mut().remove_marked(&marks) }
+    }
+
+    /// Removes from the join's first source the rows for which `pred`
+    /// returns `true` and yields them, `(key, value)`, as the join reaches
+    /// them: each removal moves the first source's last row into the gap
+    /// (seen next), so a removal costs one row's move and the rows keep no
+    /// order ([`retain`](Join::retain) keeps it). `pred` sees each key the
+    /// join takes at most once; rows not reached when the iterator is
+    /// dropped stay. Driven by the first source, as `retain` is.
+    ///
+    /// ```
+    /// use idtable::join::ExtractIf;
+    /// use idtable::{join, SoaAllocator, SoaMap};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// pub struct Unit { pub hp: i32 }
+    /// #[derive(SoaAllocator, Debug, PartialEq)]
+    /// pub struct Frozen { pub left: i32 }
+    ///
+    /// let mut units = UnitAllocator::new();
+    /// let mut frozen: SoaMap<UnitId, Frozen> = SoaMap::new();
+    /// let [a, b] = [10, 20].map(|hp| units.insert(Unit { hp }));
+    /// frozen.insert(a, Frozen { left: 1 });
+    /// frozen.insert(b, Frozen { left: 3 });
+    ///
+    /// // Thaw: every frozen unit's ice melts; melted ice is taken out.
+    /// let melting: ExtractIf<'_, _, _> = join((&mut frozen, &units)).extract_if(|_, items| {
+    ///     let (ice, _unit) = items.into_inner(); // or `|_, JoinItems((ice, _unit))|`
+    ///     *ice.left -= 1;
+    ///     *ice.left == 0
+    /// });
+    /// let thawed: Vec<_> = melting.collect();
+    /// assert_eq!(thawed, [(a, Frozen { left: 0 })]);
+    /// assert_eq!(frozen.keys(), [b]);
+    /// ```
+    pub fn extract_if<F>(self, pred: F) -> ExtractIf<'a, S, F>
+    where
+        S: RemovingSources,
+        F: FnMut(S::Key, JoinItems<'_, S>) -> bool,
+    {
+        ExtractIf {
+            sources: self.sources,
+            next: 0,
+            pred,
+            _items: PhantomData,
+        }
+    }
+}
+
+/// The items of one key, as [`Join::retain`] and [`Join::extract_if`]
+/// hand them to their closure: the tuple the join's iteration yields, in
+/// a wrapper that keeps them to the call (a closure over the join's own
+/// `Items<'_>` would ask the containers to be borrowed for `'static`).
+/// Take the tuple apart in the closure's argument,
+/// `|id, JoinItems((fire, unit, ()))|`, or with
+/// [`into_inner`](JoinItems::into_inner).
+pub struct JoinItems<'b, S: Sources + 'b>(pub S::Items<'b>);
+
+impl<'b, S: Sources + 'b> JoinItems<'b, S> {
+    /// The items themselves.
+    #[inline(always)]
+    pub fn into_inner(self) -> S::Items<'b> {
+        self.0
+    }
+}
+
+/// The iterator of [`Join::extract_if`]: the removed rows of the join's
+/// first source, `(key, value)`.
+pub struct ExtractIf<'a, S, F> {
+    sources: S,
+    next: usize,
+    pred: F,
+    _items: PhantomData<&'a ()>,
+}
+
+impl<'a, S: RemovingSources + 'a, F> Iterator for ExtractIf<'a, S, F>
+where
+    F: FnMut(S::Key, JoinItems<'_, S>) -> bool,
+{
+    type Item = (S::Key, <S::Target as Removable>::Record);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.next < self.sources.target().row_count() {
+            let dense = self.next;
+            // SAFETY: the first source is required, and `dense` is below
+            // its length.
+            let key = unsafe { self.sources.driver_key(0, dense) };
+            if let Some(probes) = self.sources.probe_all(key, 0, dense) {
+                // SAFETY: each key is fetched once (a removed key is gone;
+                // the row moved into its place has not been seen), and its
+                // items end with the call of `pred`.
+                let items = unsafe { self.sources.fetch_all(key, probes) };
+                if (self.pred)(key, JoinItems(items)) {
+                    // The last row moves to `dense`, unseen yet: `next` stays.
+                    // SAFETY: no item lives: `pred` took them for its call.
+                    return Some(unsafe { self.sources.target_mut().swap_remove(dense) });
+                }
+            }
+            self.next += 1;
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.sources.target().row_count() - self.next))
     }
 }
 

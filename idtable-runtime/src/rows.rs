@@ -448,6 +448,15 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         Some(from_values(self.columns.swap_remove(dense)))
     }
 
+    /// Removes the row at dense position `dense` (below the length), the
+    /// last row moving into the gap; the key first, the value last (a
+    /// panicking destructor of the caller's finds the rows whole).
+    #[inline]
+    pub(crate) fn swap_remove_dense(&mut self, dense: usize) -> (KeyOf<X>, T) {
+        let key = self.index.swap_remove(dense);
+        (key, from_values(self.columns.swap_remove(dense)))
+    }
+
     fn pop(&mut self) -> Option<(KeyOf<X>, T)> {
         let key = self.index.pop()?;
         let values = self.columns.pop()?;
@@ -515,7 +524,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         removed
     }
 
-    fn remove_marked(&mut self, marks: &Marks) {
+    pub(crate) fn remove_marked(&mut self, marks: &Marks) {
         let Some(first) = marks.first() else {
             return;
         };
