@@ -20,7 +20,15 @@
 //! the units and their statuses kept aligned, no probe.
 //!
 //! `idtable floor` is a hand-written floor of idtable's layout for the two
-//! loops, with no data-dependent branch (see [`floor`]).
+//! loops, with no data-dependent branch (see [`floor`]). `idtable floor,
+//! bits` adds one presence bit per slot index to each map (a `Without` or
+//! `Maybe` probe of a slot the map does not hold reads one bit); `idtable
+//! floor, bits, words` also drives in key order, a word of slots at a time
+//! (the slots `burning` holds and `frozen` does not: a lower bound, exact
+//! only where no map holds a stale key); `idtable floor, bits, gens` also
+//! keeps each map's key beside its page entry, so a probe reads only the
+//! value at random. The floors of the changes DESIGN.md allows ungrouped
+//! joins, measured against bevy's sparse-set storage (benches/NOTES.md).
 //!
 //! Each loop is a never-inlined function that returns the rows it visited
 //! (black-boxed); the row counts and the units' hp after one pass are
@@ -620,6 +628,14 @@ mod floor {
         pages: Vec<Box<[u32; PAGE]>>,
         keys: Vec<u64>,
         values: Vec<f32>,
+        /// One bit per slot index: set where the map holds a row for some
+        /// key of that index (the presence bits DESIGN.md allows ungrouped
+        /// joins; only the `bits` floors read them).
+        present: Vec<u64>,
+        /// Each slot's key where `pages` has its row: the generation
+        /// checked at the page, in slot order, instead of at `keys[d]`
+        /// (only `status_bits_gens` reads it).
+        page_keys: Vec<Box<[u64; PAGE]>>,
     }
 
     impl Default for Map {
@@ -628,6 +644,8 @@ mod floor {
                 pages: Vec::new(),
                 keys: vec![u64::MAX],
                 values: vec![0.0],
+                present: Vec::new(),
+                page_keys: Vec::new(),
             }
         }
     }
@@ -643,7 +661,13 @@ mod floor {
             let i = key as u32 as usize;
             while self.pages.len() <= i / PAGE {
                 self.pages.push(Box::new([VACANT; PAGE]));
+                self.page_keys.push(Box::new([u64::MAX; PAGE]));
             }
+            self.page_keys[i / PAGE][i % PAGE] = key;
+            if self.present.len() <= i / 64 {
+                self.present.resize(i / 64 + 1, 0);
+            }
+            self.present[i / 64] |= 1 << (i % 64);
             let len = self.len();
             let entry = &mut self.pages[i / PAGE][i % PAGE];
             if *entry == VACANT {
@@ -671,6 +695,43 @@ mod floor {
             // SAFETY: `d <= miss < keys.len()`.
             let held = unsafe { *self.keys.get_unchecked(d) } == key;
             (select_unpredictable(held, d, miss), held)
+        }
+
+        /// Whether slot index `i` may be held: a clear bit is a certain
+        /// miss, a set one is probed in full.
+        #[inline(always)]
+        fn may_hold(&self, i: usize) -> bool {
+            self.present
+                .get(i / 64)
+                .is_some_and(|word| word & (1 << (i % 64)) != 0)
+        }
+
+        /// `key`'s value if it is held, else 0.0: the bit first, the
+        /// probe only where it is set.
+        #[inline(always)]
+        fn value_or_zero(&self, key: u64) -> (f32, bool) {
+            if !self.may_hold(key as u32 as usize) {
+                return (0.0, false);
+            }
+            let (p, held) = self.probe(key);
+            // SAFETY: `p < keys.len() == values.len()`.
+            (unsafe { *self.values.get_unchecked(p) }, held)
+        }
+
+        /// The rows in the order of their slot indices: each set bit's
+        /// page entry, as a join driven in key order would walk them.
+        fn in_key_order(&self) -> impl Iterator<Item = usize> + '_ {
+            self.present.iter().enumerate().flat_map(move |(w, &word)| {
+                let mut bits = word;
+                std::iter::from_fn(move || {
+                    if bits == 0 {
+                        return None;
+                    }
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    Some(self.pages[i / PAGE][i % PAGE] as usize)
+                })
+            })
         }
     }
 
@@ -775,6 +836,111 @@ mod floor {
         rows
     }
 
+    /// The status step with presence bits: `frozen` and `poisoned` read
+    /// one bit per row, and are probed only where it is set.
+    #[inline(never)]
+    pub fn status_bits(w: &mut World) -> usize {
+        let mut rows = 0;
+        for (&key, &dps) in w.burning.keys[..w.burning.len()]
+            .iter()
+            .zip(&w.burning.values)
+        {
+            let (_, frozen) = w.frozen.value_or_zero(key);
+            let (dose, _) = w.poisoned.value_or_zero(key);
+            let Some(d) = w.unit(key) else {
+                continue;
+            };
+            // SAFETY: `d < hp.len()`, a live dense position.
+            *unsafe { w.hp.get_unchecked_mut(d) } -= pick(!frozen, dps + dose);
+            rows += usize::from(!frozen);
+        }
+        rows
+    }
+
+    /// A lower bound of key order with presence bits: the slots `burning`
+    /// holds and `frozen` does not, a word of bits at a time (exact here,
+    /// where no map holds a stale key; a map with stale keys would need
+    /// the frozen slots probed), each then read in slot order.
+    #[inline(never)]
+    pub fn status_bits_words(w: &mut World) -> usize {
+        let mut rows = 0;
+        let (burning, frozen, poisoned) = (&w.burning, &w.frozen, &w.poisoned);
+        for (at, &word) in burning.present.iter().enumerate() {
+            let mut bits = word & !frozen.present.get(at).copied().unwrap_or(0);
+            while bits != 0 {
+                let i = at * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let d = burning.pages[i / PAGE][i % PAGE] as usize;
+                let (key, dps) = (burning.keys[d], burning.values[d]);
+                let (dose, _) = poisoned.value_or_zero(key);
+                let slot = w.slots[i];
+                let u = slot as u32 as usize;
+                if slot >> 32 != key >> 32 || u >= w.hp.len() {
+                    continue;
+                }
+                // SAFETY: `u < hp.len()`, a live dense position.
+                *unsafe { w.hp.get_unchecked_mut(u) } -= dps + dose;
+                rows += 1;
+            }
+        }
+        rows
+    }
+
+    /// As `status_bits_words`, with each map's key kept beside its page
+    /// entry: a probe checks the generation in slot order and reads only
+    /// the value at random (the layout of bevy's sparse sets, which keep
+    /// no key per row to compare).
+    #[inline(never)]
+    pub fn status_bits_gens(w: &mut World) -> usize {
+        let mut rows = 0;
+        let (burning, frozen, poisoned) = (&w.burning, &w.frozen, &w.poisoned);
+        for (at, &word) in burning.present.iter().enumerate() {
+            let mut bits = word & !frozen.present.get(at).copied().unwrap_or(0);
+            while bits != 0 {
+                let i = at * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (page, slot) = (i / PAGE, i % PAGE);
+                let key = burning.page_keys[page][slot];
+                let dps = burning.values[burning.pages[page][slot] as usize];
+                // No branch: a miss reads the miss row's 0.0.
+                let dose = match (poisoned.page_keys.get(page), poisoned.pages.get(page)) {
+                    (Some(keys), Some(rows)) => {
+                        let held = keys[slot] == key;
+                        let p = select_unpredictable(held, rows[slot] as usize, poisoned.len());
+                        // SAFETY: a held key's row, or the miss row.
+                        unsafe { *poisoned.values.get_unchecked(p) }
+                    }
+                    _ => 0.0,
+                };
+                let unit = w.slots[i];
+                let u = unit as u32 as usize;
+                if unit >> 32 != key >> 32 || u >= w.hp.len() {
+                    continue;
+                }
+                // SAFETY: `u < hp.len()`, a live dense position.
+                *unsafe { w.hp.get_unchecked_mut(u) } -= dps + dose;
+                rows += 1;
+            }
+        }
+        rows
+    }
+
+    /// The one-map loop driven in key order (the bits floors' `burn`).
+    #[inline(never)]
+    pub fn burn_key_order(w: &mut World) -> usize {
+        let mut rows = 0;
+        for d in w.burning.in_key_order() {
+            let (key, dps) = (w.burning.keys[d], w.burning.values[d]);
+            let Some(u) = w.unit(key) else {
+                continue;
+            };
+            // SAFETY: `u < hp.len()`, a live dense position.
+            *unsafe { w.hp.get_unchecked_mut(u) } -= dps;
+            rows += 1;
+        }
+        rows
+    }
+
     impl super::Loops for World {
         fn burn(&mut self) -> usize {
             burn(self)
@@ -786,6 +952,55 @@ mod floor {
             super::sorted(self.hp.clone())
         }
     }
+
+    /// The floor with presence bits (`burn` is the floor's).
+    #[derive(Default)]
+    pub struct Bits(pub World);
+
+    /// The floor with presence bits, a word of slots at a time.
+    #[derive(Default)]
+    pub struct BitsWords(pub World);
+
+    /// As `BitsWords`, the generation checked at the page.
+    #[derive(Default)]
+    pub struct BitsGens(pub World);
+
+    macro_rules! bits_loops {
+        ($ty:ident, $burn:ident, $status:ident) => {
+            impl super::Build for $ty {
+                type Handle = u64;
+                fn spawn(&mut self, hp: f32) -> u64 {
+                    self.0.spawn(hp)
+                }
+                fn despawn(&mut self, unit: u64) {
+                    self.0.despawn(unit)
+                }
+                fn burn(&mut self, unit: u64, dps: f32) {
+                    super::Build::burn(&mut self.0, unit, dps)
+                }
+                fn poison(&mut self, unit: u64, dose: f32) {
+                    self.0.poison(unit, dose)
+                }
+                fn freeze(&mut self, unit: u64, left: f32) {
+                    self.0.freeze(unit, left)
+                }
+            }
+            impl super::Loops for $ty {
+                fn burn(&mut self) -> usize {
+                    $burn(&mut self.0)
+                }
+                fn status(&mut self) -> usize {
+                    $status(&mut self.0)
+                }
+                fn hps(&mut self) -> Vec<f32> {
+                    self.0.hps()
+                }
+            }
+        };
+    }
+    bits_loops!(Bits, burn, status_bits);
+    bits_loops!(BitsWords, burn_key_order, status_bits_words);
+    bits_loops!(BitsGens, burn_key_order, status_bits_gens);
 }
 
 fn sizes() -> [usize; 2] {
@@ -793,7 +1008,7 @@ fn sizes() -> [usize; 2] {
 }
 
 /// The implementations, in the tables' order.
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 12] = [
     "idtable join",
     "idtable by hand",
     "idtable floor",
@@ -803,6 +1018,9 @@ const NAMES: [&str; 9] = [
     "bevy sparse set",
     "shipyard",
     "idtable grouped",
+    "idtable floor, bits",
+    "idtable floor, bits, words",
+    "idtable floor, bits, gens",
 ];
 
 /// Builds every implementation's world for `n` units with burning on
@@ -834,6 +1052,9 @@ fn each(n: usize, burn: u64, mut f: impl FnMut(&str, &mut dyn Loops)) {
         NAMES[8],
         &mut idt::Grouped::new(built(idt::World::new(n), n, burn)),
     );
+    f(NAMES[9], &mut built(floor::Bits::default(), n, burn));
+    f(NAMES[10], &mut built(floor::BitsWords::default(), n, burn));
+    f(NAMES[11], &mut built(floor::BitsGens::default(), n, burn));
 }
 
 /// Every implementation visits the same rows and leaves the same hp,

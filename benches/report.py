@@ -442,6 +442,8 @@ JOIN_PAIRS = [
            "join", "by hand") for value, label in SIZES for burn in ["50%", "10%"]],
     *[Pair("`join_status_step`: join / by hand", label, "join_status_step", value, "join", "by hand")
       for value, label in SIZES],
+    *[Pair(f"`join_retain`: {form}, join / by hand", label, "join_retain", value, f"{form}, join",
+           f"{form}, by hand") for form in ["cure", "thaw"] for value, label in SIZES],
 ]
 
 DM_HASH, DM_VEC, DM_ONE = ("HashMap<UnitId, DataComponent>", "Vec<DataComponent>", "one DataComponent")
