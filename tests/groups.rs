@@ -100,6 +100,28 @@ fn op() -> impl Strategy<Value = Op> {
 /// One row of a grouped join: id, pos, vel, tag, mark.
 type Yielded = (UnitId, i64, i64, Option<i64>, Option<i64>);
 
+/// The world's group sources: `tag` optional, and `mark` too for a world
+/// with two optional sources.
+macro_rules! sources {
+    ($w:ident, one) => {
+        (
+            &mut $w.pos,
+            &mut $w.vel,
+            Without(&mut $w.frozen),
+            Maybe(&mut $w.tag),
+        )
+    };
+    ($w:ident, two) => {
+        (
+            &mut $w.pos,
+            &mut $w.vel,
+            Without(&mut $w.frozen),
+            Maybe(&mut $w.tag),
+            Maybe(&mut $w.mark),
+        )
+    };
+}
+
 /// The containers and their model.
 struct World {
     units: UnitAllocator,
@@ -220,20 +242,9 @@ impl World {
         });
         assert_eq!(group.optional_len(), tagged.count());
         let aligned = if self.two {
-            group.is_aligned((
-                &mut self.pos,
-                &mut self.vel,
-                Without(&mut self.frozen),
-                Maybe(&mut self.tag),
-                Maybe(&mut self.mark),
-            ))
+            group.is_aligned(sources!(self, two))
         } else {
-            group.is_aligned((
-                &mut self.pos,
-                &mut self.vel,
-                Without(&mut self.frozen),
-                Maybe(&mut self.tag),
-            ))
+            group.is_aligned(sources!(self, one))
         };
         assert!(aligned);
     }
@@ -260,26 +271,14 @@ impl World {
     }
 }
 
-/// `$body` with `$edit`, an edit of the world's group sources: with `tag`
-/// optional, and `mark` too when the world has two optional sources.
+/// `$body` with `$edit`, an edit of the world's group sources.
 macro_rules! with_edit {
     ($w:ident, $group:ident, |$edit:ident| $body:expr) => {
         if $w.two {
-            let mut $edit = $group.edit((
-                &mut $w.pos,
-                &mut $w.vel,
-                Without(&mut $w.frozen),
-                Maybe(&mut $w.tag),
-                Maybe(&mut $w.mark),
-            ));
+            let mut $edit = $group.edit(sources!($w, two));
             $body
         } else {
-            let mut $edit = $group.edit((
-                &mut $w.pos,
-                &mut $w.vel,
-                Without(&mut $w.frozen),
-                Maybe(&mut $w.tag),
-            ));
+            let mut $edit = $group.edit(sources!($w, one));
             $body
         }
     };
@@ -289,20 +288,9 @@ fn run(ops: &[Op], two: bool) {
     let mut w = World::new();
     w.two = two;
     let mut group = if two {
-        Group::new((
-            &mut w.pos,
-            &mut w.vel,
-            Without(&mut w.frozen),
-            Maybe(&mut w.tag),
-            Maybe(&mut w.mark),
-        ))
+        Group::new(sources!(w, two))
     } else {
-        Group::new((
-            &mut w.pos,
-            &mut w.vel,
-            Without(&mut w.frozen),
-            Maybe(&mut w.tag),
-        ))
+        Group::new(sources!(w, one))
     };
     for op in ops {
         match *op {
@@ -341,13 +329,7 @@ fn run(ops: &[Op], two: bool) {
                     // Not a source of a one-optional group: a plain insert.
                     Map::Mark if !w.two => w.insert_direct(m, id, v),
                     Map::Mark => {
-                        let mut edit = group.edit((
-                            &mut w.pos,
-                            &mut w.vel,
-                            Without(&mut w.frozen),
-                            Maybe(&mut w.tag),
-                            Maybe(&mut w.mark),
-                        ));
+                        let mut edit = group.edit(sources!(w, two));
                         edit.insert(id, Mark { m: v });
                     }
                     _ => {
@@ -367,13 +349,7 @@ fn run(ops: &[Op], two: bool) {
                 let got = match m {
                     Map::Mark if !w.two => w.remove_direct(m, id),
                     Map::Mark => {
-                        let mut edit = group.edit((
-                            &mut w.pos,
-                            &mut w.vel,
-                            Without(&mut w.frozen),
-                            Maybe(&mut w.tag),
-                            Maybe(&mut w.mark),
-                        ));
+                        let mut edit = group.edit(sources!(w, two));
                         edit.remove::<Mark, _>(id).map(|p| p.m)
                     }
                     _ => with_edit!(w, group, |edit| match m {

@@ -1058,6 +1058,39 @@ impl<'a, S: Sources + 'a> ExactSizeIterator for GroupJoin<'a, S> {}
 mod tests {
     use super::*;
 
+    /// What a group reads to notice a bypass: pushes leave the order
+    /// stamp alone; a stale entry replaced in place (by `insert` or by an
+    /// entry) moves it, since another key now sits at that position.
+    #[test]
+    fn a_stale_entry_replaced_in_place_moves_the_order_stamp() {
+        use crate::id::Id24_8;
+        let mut map: SoaMap<Id24_8, u32> = SoaMap::new();
+        let old = Id24_8::new(3, 1).unwrap();
+        let newer = Id24_8::new(3, 2).unwrap();
+        let other = Id24_8::new(4, 1).unwrap();
+        map.insert(old, 1);
+        let order = map.rows.columns.order();
+        map.insert(other, 2);
+        assert_eq!(map.rows.columns.order(), order, "a push");
+        map.insert(newer, 3);
+        assert_ne!(
+            map.rows.columns.order(),
+            order,
+            "`insert` over a stale entry"
+        );
+        assert_eq!(map.get(newer).copied(), Some(3));
+
+        let newest = Id24_8::new(3, 3).unwrap();
+        let order = map.rows.columns.order();
+        map.entry(newest).unwrap().or_insert(4);
+        assert_ne!(
+            map.rows.columns.order(),
+            order,
+            "an entry over a stale entry"
+        );
+        assert_eq!(map.get(newest).copied(), Some(4));
+    }
+
     #[test]
     fn an_empty_group_of_empty_maps() {
         use crate::id::Id24_8;

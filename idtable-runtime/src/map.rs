@@ -309,10 +309,10 @@ impl<K: Id, T: Record> SoaMap<K, T> {
                 Ok(Some(entry::replace_row(&mut self.rows.columns, d, value)))
             }
             Err(Standing::Stale(d)) => {
+                // Another key at position `d`: `replace_row`'s swap and pop
+                // moved the order stamp, as a group must see.
                 let stale = entry::replace_row(&mut self.rows.columns, d, value);
                 self.rows.index.replace(d, key);
-                // Another key at position `d`: the order changed.
-                self.rows.columns.moved();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 Ok(None)

@@ -288,10 +288,10 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
                 make_mut::<T>(row)
             }
             Place::Stale(stale_key) => {
+                // Another key at position `dense`: `replace_row`'s swap and
+                // pop moved the order stamp, as a group must see.
                 let stale = replace_row(columns, stale_key.dense(), value);
                 let dense = stale_key.fill();
-                // Another key at position `dense`: the order changed.
-                columns.moved();
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 match columns.get_mut(dense) {
