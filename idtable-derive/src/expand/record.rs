@@ -581,11 +581,11 @@ fn row_loops(
         _ => &ctx.names.muts,
     };
     // Per field: its arguments (name, type), how they are taken out of
-    // `self`, the rows iterator made of them, and the row's value from the
-    // iterator's item bound to `item`.
+    // `self`, the part of the loop's nested pairs made of them, and the
+    // row's value from the part's row bound to `item`.
     let mut params = Vec::new();
     let mut unpack = Vec::new();
-    let mut iters = Vec::new();
+    let mut parts = Vec::new();
     let mut items = Vec::new();
     let mut values = Vec::new();
     for (i, (field, ty)) in fields.iter().zip(tys).enumerate() {
@@ -604,13 +604,13 @@ fn row_loops(
                     .collect();
                 params.extend(names.iter().map(|a| quote!(#a: #one)));
                 unpack.push(quote!(let [#(#names),*] = self.#field;));
-                iters.push(quote!(#ranges::RowSlices::into_rows([#(#names),*])));
+                parts.push(quote!([#(#names),*]));
             }
             _ => {
                 let arg = Ident::new(&format!("__soa_a{i}"), Span::call_site());
                 params.push(quote!(#arg: #ty));
                 unpack.push(quote!(let #arg = self.#field;));
-                iters.push(quote!(#ranges::RowSlices::into_rows(#arg)));
+                parts.push(quote!(#arg));
             }
         }
         values.push(quote!(#field: #item));
@@ -623,7 +623,11 @@ fn row_loops(
             quote!(#name)
         })
         .collect();
-    let zipped = nest_zip(&iters);
+    // The parts as nested pairs, whose `RowSlices` (the runtime's, generic)
+    // zips their rows: the generated code only names them, which keeps
+    // the derive's type checking small (a zip chain written out per
+    // struct cost more than the rest of the derive together).
+    let nested = nest_right(&parts);
     let pattern = nest_right(&items);
     let make_row = quote!(#row { #(#values,)* });
     [
@@ -657,7 +661,7 @@ fn row_loops(
                 #(#params,)*
                 f: &mut __SoaF,
             ) {
-                ::core::iter::Iterator::for_each(#zipped, |#pattern| f(#make_row));
+                #ranges::RowSlices::for_each_row(#nested, |#pattern| f(#make_row));
             }
 
             #[doc(hidden)]
@@ -668,26 +672,14 @@ fn row_loops(
                 #(#params,)*
                 f: &mut __SoaF,
             ) {
-                ::core::iter::Iterator::for_each(
-                    ::core::iter::Iterator::zip(keys.iter(), #zipped),
+                #ranges::RowSlices::for_each_row_keyed(
+                    #nested,
+                    keys,
                     |(key, #pattern)| f((key, #make_row)),
                 );
             }
         },
     ]
-}
-
-/// Iterators zipped as pairs from the right, as `nest_right` nests their
-/// items.
-fn nest_zip(iters: &[TokenStream]) -> TokenStream {
-    match iters {
-        [] => quote!(::core::iter::empty::<()>()),
-        [one] => one.clone(),
-        [first, rest @ ..] => {
-            let rest = nest_zip(rest);
-            quote!(::core::iter::Iterator::zip(#first, #rest))
-        }
-    }
 }
 
 /// `items` nested as pairs from the right: `a`, `(a, b)`, `(a, (b, c))`.
