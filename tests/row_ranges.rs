@@ -310,3 +310,42 @@ fn for_each_of_split_only_and_empty_views() {
     PairAllocator::new().columns().for_each(|_| n += 1);
     assert_eq!(n, 0);
 }
+
+/// A view of more than sixteen columns (a split array of 18 elements and a
+/// plain field) loops through nested pairs instead of the runtime's loops
+/// of up to sixteen arguments: the same rows, the ids in step.
+#[derive(SoaAllocator)]
+pub struct Wide {
+    #[soa(split)]
+    pub bins: [u16; 18],
+    pub total: u32,
+}
+
+#[test]
+fn for_each_over_more_than_sixteen_columns() {
+    let mut wide: WideAllocator = (0..5u16)
+        .map(|i| Wide {
+            bins: core::array::from_fn(|k| i * 100 + k as u16),
+            total: 0,
+        })
+        .collect();
+    wide.columns_mut().for_each(|w| {
+        *w.total = w.bins.iter().map(|b| u32::from(**b)).sum();
+        *w.bins[17] += 1;
+    });
+    for i in 0..5u32 {
+        let w = wide.columns().row(i as usize);
+        assert_eq!(*w.total, i * 100 * 18 + (0..18).sum::<u32>());
+        assert_eq!(*w.bins[17], (i * 100 + 18) as u16);
+    }
+    let mut seen = Vec::new();
+    wide.ids_and_columns_mut()
+        .for_each(|(id, w)| seen.push((*id, *w.bins[0])));
+    let want: Vec<_> = wide
+        .ids()
+        .iter()
+        .copied()
+        .zip((0..5u16).map(|i| i * 100))
+        .collect();
+    assert_eq!(seen, want);
+}

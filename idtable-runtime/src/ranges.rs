@@ -153,6 +153,74 @@ pub fn for_each<S: RowSlices>(slices: S, f: impl FnMut(S::Row)) {
     slices.for_each_row(f);
 }
 
+/// The loops the derive's `for_each_row` and `for_each_row_keyed` call: each
+/// takes a view's columns as arguments of their own (and `keys` for the
+/// keyed one), never inlined, so the loop knows that no two overlap, and
+/// calls `f` with the rows as nested pairs, `(a, (b, c))`. Written once
+/// here for 1 to 16 columns, so a derived struct names a loop instead of
+/// writing one (the type checker's work per struct stays small); wider
+/// views zip through nested pairs' [`RowSlices`].
+#[doc(hidden)]
+pub mod loops {
+    use super::RowSlices;
+
+    macro_rules! nest_ty {
+        ($one:ty) => { $one };
+        ($first:ty, $($rest:ty),+) => { ($first, nest_ty!($($rest),+)) };
+    }
+
+    macro_rules! nest_rows {
+        ($one:ident) => { RowSlices::into_rows($one) };
+        ($first:ident, $($rest:ident),+) => {
+            Iterator::zip(RowSlices::into_rows($first), nest_rows!($($rest),+))
+        };
+    }
+
+    macro_rules! loops {
+        ($($rows:ident $keyed:ident: $($p:ident $a:ident),+;)+) => {$(
+            /// The rows of the columns, one argument each, in step.
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            pub fn $rows<$($p: RowSlices,)+ F: FnMut(nest_ty!($($p::Row),+))>(
+                $($a: $p,)+
+                f: F,
+            ) {
+                nest_rows!($($a),+).for_each(f);
+            }
+
+            /// As the plain loop, with `keys` in step.
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            pub fn $keyed<'k, K, $($p: RowSlices,)+ F: FnMut((&'k K, nest_ty!($($p::Row),+)))>(
+                keys: &'k [K],
+                $($a: $p,)+
+                f: F,
+            ) {
+                keys.iter().zip(nest_rows!($($a),+)).for_each(f);
+            }
+        )+};
+    }
+
+    loops! {
+        rows1 keyed1: A a;
+        rows2 keyed2: A a, B b;
+        rows3 keyed3: A a, B b, C c;
+        rows4 keyed4: A a, B b, C c, D d;
+        rows5 keyed5: A a, B b, C c, D d, E e;
+        rows6 keyed6: A a, B b, C c, D d, E e, G g;
+        rows7 keyed7: A a, B b, C c, D d, E e, G g, H h;
+        rows8 keyed8: A a, B b, C c, D d, E e, G g, H h, I i;
+        rows9 keyed9: A a, B b, C c, D d, E e, G g, H h, I i, J j;
+        rows10 keyed10: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l;
+        rows11 keyed11: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m;
+        rows12 keyed12: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m, N n;
+        rows13 keyed13: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m, N n, O o;
+        rows14 keyed14: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m, N n, O o, P p;
+        rows15 keyed15: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m, N n, O o, P p, Q q;
+        rows16 keyed16: A a, B b, C c, D d, E e, G g, H h, I i, J j, L l, M m, N n, O o, P p, Q q, R r;
+    }
+}
+
 /// A view made of parts: a derived struct's column view is its fields'
 /// slices as nested pairs (`(a, (b, c))`), each row assembled from the
 /// pairs' rows (what its [`RowSlices::into_rows`] yields). `#[derive(SoaAllocator)]` implements it for `FooColumns`

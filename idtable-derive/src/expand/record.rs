@@ -588,6 +588,9 @@ fn row_loops(
     let mut parts = Vec::new();
     let mut items = Vec::new();
     let mut values = Vec::new();
+    // The same, per argument (a split field's elements each one).
+    let mut arg_items = Vec::new();
+    let mut arg_values = Vec::new();
     for (i, (field, ty)) in fields.iter().zip(tys).enumerate() {
         let item = Ident::new(&format!("__soa_i{i}"), Span::call_site());
         let split = ctx.input.fields.get(i).and_then(|f| match f.shape {
@@ -605,12 +608,19 @@ fn row_loops(
                 params.extend(names.iter().map(|a| quote!(#a: #one)));
                 unpack.push(quote!(let [#(#names),*] = self.#field;));
                 parts.push(quote!([#(#names),*]));
+                let elems: Vec<Ident> = (0..n)
+                    .map(|k| Ident::new(&format!("__soa_i{i}_{k}"), Span::call_site()))
+                    .collect();
+                arg_values.push(quote!(#field: [#(#elems),*]));
+                arg_items.extend(elems.iter().map(|e| quote!(#e)));
             }
             _ => {
                 let arg = Ident::new(&format!("__soa_a{i}"), Span::call_site());
                 params.push(quote!(#arg: #ty));
                 unpack.push(quote!(let #arg = self.#field;));
                 parts.push(quote!(#arg));
+                arg_values.push(quote!(#field: #item));
+                arg_items.push(quote!(#item));
             }
         }
         values.push(quote!(#field: #item));
@@ -630,16 +640,61 @@ fn row_loops(
     let nested = nest_right(&parts);
     let pattern = nest_right(&items);
     let make_row = quote!(#row { #(#values,)* });
+    // The loops run in functions of their own, never inlined, whose
+    // arguments are the slices: inlined (or in a closure), the compiler may
+    // lose what the arguments told it, depending on how it splits the
+    // crate into codegen units. One call per loop, not per row. Up to 16
+    // arguments, the runtime's loop of that many (nothing to type-check
+    // here but the call); more, a loop of the view's own over nested pairs.
+    let (plain, keyed, own) = if (1..=16).contains(&args.len()) {
+        let n = args.len();
+        let rows = Ident::new(&format!("rows{n}"), Span::call_site());
+        let keyed = Ident::new(&format!("keyed{n}"), Span::call_site());
+        let pattern = nest_right(&arg_items);
+        let make_row = quote!(#row { #(#arg_values,)* });
+        (
+            quote!(#ranges::loops::#rows(#(#args,)* |#pattern| f(#make_row));),
+            quote!(#ranges::loops::#keyed(keys, #(#args,)* |(key, #pattern)| f((key, #make_row)));),
+            quote!(),
+        )
+    } else {
+        (
+            quote!(Self::__soa_rows_loop(#(#args,)* &mut f);),
+            quote!(Self::__soa_rows_loop_keyed(keys, #(#args,)* &mut f);),
+            quote! {
+                #[doc(hidden)]
+                #[inline(never)]
+                #[allow(clippy::too_many_arguments)]
+                fn __soa_rows_loop<__SoaF: ::core::ops::FnMut(#row_ty)>(
+                    #(#params,)*
+                    f: &mut __SoaF,
+                ) {
+                    #ranges::RowSlices::for_each_row(#nested, |#pattern| f(#make_row));
+                }
+
+                #[doc(hidden)]
+                #[inline(never)]
+                #[allow(clippy::too_many_arguments)]
+                fn __soa_rows_loop_keyed<'__soa_k, __SoaK, __SoaF: ::core::ops::FnMut((&'__soa_k __SoaK, #row_ty))>(
+                    keys: &'__soa_k [__SoaK],
+                    #(#params,)*
+                    f: &mut __SoaF,
+                ) {
+                    #ranges::RowSlices::for_each_row_keyed(
+                        #nested,
+                        keys,
+                        |(key, #pattern)| f((key, #make_row)),
+                    );
+                }
+            },
+        )
+    };
     [
-        // The loops run in functions of their own, never inlined, whose
-        // arguments are the slices: inlined (or in a closure), the compiler
-        // may lose what the arguments told it, depending on how it splits
-        // the crate into codegen units. One call per loop, not per row.
         quote! {
             #[inline(always)]
             fn for_each_row(self, mut f: impl ::core::ops::FnMut(Self::Row)) {
                 #(#unpack)*
-                Self::__soa_rows_loop(#(#args,)* &mut f);
+                #plain
             }
         },
         quote! {
@@ -650,35 +705,10 @@ fn row_loops(
                 mut f: impl ::core::ops::FnMut((&'__soa_k __SoaK, Self::Row)),
             ) {
                 #(#unpack)*
-                Self::__soa_rows_loop_keyed(keys, #(#args,)* &mut f);
+                #keyed
             }
         },
-        quote! {
-            #[doc(hidden)]
-            #[inline(never)]
-            #[allow(clippy::too_many_arguments)]
-            fn __soa_rows_loop<__SoaF: ::core::ops::FnMut(#row_ty)>(
-                #(#params,)*
-                f: &mut __SoaF,
-            ) {
-                #ranges::RowSlices::for_each_row(#nested, |#pattern| f(#make_row));
-            }
-
-            #[doc(hidden)]
-            #[inline(never)]
-            #[allow(clippy::too_many_arguments)]
-            fn __soa_rows_loop_keyed<'__soa_k, __SoaK, __SoaF: ::core::ops::FnMut((&'__soa_k __SoaK, #row_ty))>(
-                keys: &'__soa_k [__SoaK],
-                #(#params,)*
-                f: &mut __SoaF,
-            ) {
-                #ranges::RowSlices::for_each_row_keyed(
-                    #nested,
-                    keys,
-                    |(key, #pattern)| f((key, #make_row)),
-                );
-            }
-        },
+        own,
     ]
 }
 
