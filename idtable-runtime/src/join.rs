@@ -326,8 +326,6 @@ mod sealed {
     /// source: through the borrow it was made from, once no item of the
     /// join lives.
     pub trait Remove<K, R> {
-        /// The number of rows.
-        fn row_count(&self) -> usize;
         /// Removes the marked rows, keeping the others in order.
         ///
         /// # Safety
@@ -543,10 +541,6 @@ impl<'a, X: RowIndex, T: Record> Shared<'a, X, T> {
 }
 
 impl<X: RowIndex, T: Record> sealed::Remove<KeyOf<X>, T> for Exclusive<'_, X, T> {
-    #[inline(always)]
-    fn row_count(&self) -> usize {
-        self.keys().len()
-    }
     unsafe fn remove_marked(&mut self, marks: &Marks) {
         // SAFETY: `origin` is the join's `&mut` borrow of the rows; no item
         // made from the parts lives (the caller's promise), and the parts
@@ -584,10 +578,6 @@ impl<X: RowIndex, T: Record> Removable for Exclusive<'_, X, T> {
 }
 
 impl<S: Drivable + Removable> sealed::Remove<<S as Source>::Key, S::Record> for Driver<S> {
-    #[inline(always)]
-    fn row_count(&self) -> usize {
-        self.0.row_count()
-    }
     unsafe fn remove_marked(&mut self, marks: &Marks) {
         // SAFETY: forwarded under the caller's promise.
         unsafe { self.0.remove_marked(marks) }
@@ -1025,7 +1015,10 @@ pub trait Sources: sealed::Tuple {
     ///
     /// # Safety
     ///
-    /// `(driver, len) == self.driver()` and `dense < len`.
+    /// The source at `driver` is required (it has a `driver_len`) and
+    /// `dense` is below its length: the driver `self.driver()` names, or
+    /// another required source a caller drives by (`Join::retain` and a
+    /// group's join drive by the first).
     unsafe fn driver_key(&self, driver: usize, dense: usize) -> Self::Key;
     /// The probes of `key`, the driver's at its dense position; `None` if
     /// a source rejects it.
@@ -1321,7 +1314,10 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
     /// the same key lives while these do (each dense position is asked
     /// once: the driver's keys are distinct).
     #[inline(always)]
-    unsafe fn at(sources: &S, driver: usize, dense: usize) -> Option<(S::Key, S::Items<'a>)> {
+    unsafe fn at<'b>(sources: &S, driver: usize, dense: usize) -> Option<(S::Key, S::Items<'b>)>
+    where
+        S: 'b,
+    {
         // SAFETY: the caller's promise: `dense` is a position of the driver.
         let key = unsafe { sources.driver_key(driver, dense) };
         let probes = sources.probe_all(key, driver, dense)?;
@@ -1374,20 +1370,16 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
         S: RemovingSources,
     {
         let mut sources = self.sources;
-        let len = sources.target().row_count();
+        let len = sources.target().driver_len().unwrap_or(0);
         let mut marks = Marks::with_len(len);
         for dense in 0..len {
-            // SAFETY: the first source is required (`Removable`), and
-            // `dense` is below its length.
-            let key = unsafe { sources.driver_key(0, dense) };
-            let Some(probes) = sources.probe_all(key, 0, dense) else {
-                continue;
-            };
-            // SAFETY: each key is fetched once, and its items end with the
-            // call of `keep`.
-            let items = unsafe { sources.fetch_all(key, probes) };
-            if !keep(key, JoinItems(items)) {
-                marks.insert(dense);
+            // SAFETY: the first source is required (`Removable`) and
+            // `dense` is below its length; each key is fetched once, and
+            // its items end with the call of `keep`.
+            if let Some((key, items)) = unsafe { Self::at(&sources, 0, dense) } {
+                if !keep(key, JoinItems(items)) {
+                    marks.insert(dense);
+                }
             }
         }
         // SAFETY: no item lives: `keep` took each one for its call only.
@@ -1474,16 +1466,13 @@ where
     type Item = (S::Key, <S::Target as Removable>::Record);
 
     fn next(&mut self) -> Option<Self::Item> {
-        while self.next < self.sources.target().row_count() {
+        while self.next < self.sources.target().driver_len().unwrap_or(0) {
             let dense = self.next;
-            // SAFETY: the first source is required, and `dense` is below
-            // its length.
-            let key = unsafe { self.sources.driver_key(0, dense) };
-            if let Some(probes) = self.sources.probe_all(key, 0, dense) {
-                // SAFETY: each key is fetched once (a removed key is gone;
-                // the row moved into its place has not been seen), and its
-                // items end with the call of `pred`.
-                let items = unsafe { self.sources.fetch_all(key, probes) };
+            // SAFETY: the first source is required and `dense` is below
+            // its length; each key is fetched once (a removed key is gone;
+            // the row moved into its place has not been seen), and its
+            // items end with the call of `pred`.
+            if let Some((key, items)) = unsafe { Join::<'a, S>::at(&self.sources, 0, dense) } {
                 if (self.pred)(key, JoinItems(items)) {
                     // The last row moves to `dense`, unseen yet: `next` stays.
                     // SAFETY: no item lives: `pred` took them for its call.
@@ -1496,7 +1485,8 @@ where
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.sources.target().row_count() - self.next))
+        let len = self.sources.target().driver_len().unwrap_or(0);
+        (0, Some(len - self.next))
     }
 }
 

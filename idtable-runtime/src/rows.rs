@@ -757,9 +757,9 @@ where
                 // The last row moves to `d`, unseen yet: `next` stays. The
                 // key first, the value last (a panicking destructor of the
                 // caller's finds the rows whole).
-                let removed = self.rows.index.swap_remove(d);
+                let (removed, value) = self.rows.swap_remove_dense(d);
                 debug_assert_eq!(removed, key);
-                return Some((key, from_values(self.rows.columns.swap_remove(d))));
+                return Some((key, value));
             }
             self.next += 1;
         }
