@@ -503,6 +503,15 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
     let right: Vec<Ident> = (0..fields.len())
         .map(|i| Ident::new(&format!("__soa_r{i}"), Span::call_site()))
         .collect();
+    // The view's own loops, for views wider than the runtime's loops.
+    let loops = (!loops.is_empty()).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #self_ty #where_clause {
+                #loops
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics #ranges::RowSlices for #self_ty #where_clause {
@@ -537,10 +546,7 @@ fn row_slices(ctx: &Ctx, kind: ViewKind) -> TokenStream {
             #for_each_row_keyed
         }
 
-        #[automatically_derived]
-        impl #impl_generics #self_ty #where_clause {
-            #loops
-        }
+        #loops
 
         #[automatically_derived]
         impl #impl_generics #ranges::RowParts for #self_ty #where_clause {
@@ -580,19 +586,14 @@ fn row_loops(
         ViewKind::Columns => &ctx.names.refs,
         _ => &ctx.names.muts,
     };
-    // Per field: its arguments (name, type), how they are taken out of
-    // `self`, the part of the loop's nested pairs made of them, and the
-    // row's value from the part's row bound to `item`.
+    // Per argument (a split field's elements each one): its name and type,
+    // how it is taken out of `self`, its row bound in the loop's pattern,
+    // and the row's field made of those.
     let mut params = Vec::new();
     let mut unpack = Vec::new();
-    let mut parts = Vec::new();
     let mut items = Vec::new();
     let mut values = Vec::new();
-    // The same, per argument (a split field's elements each one).
-    let mut arg_items = Vec::new();
-    let mut arg_values = Vec::new();
     for (i, (field, ty)) in fields.iter().zip(tys).enumerate() {
-        let item = Ident::new(&format!("__soa_i{i}"), Span::call_site());
         let split = ctx.input.fields.get(i).and_then(|f| match f.shape {
             crate::ast::Shape::Split { elem, len } => {
                 super::literal_len(len).map(|n| (elem, n as usize))
@@ -607,24 +608,21 @@ fn row_loops(
                     .collect();
                 params.extend(names.iter().map(|a| quote!(#a: #one)));
                 unpack.push(quote!(let [#(#names),*] = self.#field;));
-                parts.push(quote!([#(#names),*]));
                 let elems: Vec<Ident> = (0..n)
                     .map(|k| Ident::new(&format!("__soa_i{i}_{k}"), Span::call_site()))
                     .collect();
-                arg_values.push(quote!(#field: [#(#elems),*]));
-                arg_items.extend(elems.iter().map(|e| quote!(#e)));
+                values.push(quote!(#field: [#(#elems),*]));
+                items.extend(elems.iter().map(|e| quote!(#e)));
             }
             _ => {
                 let arg = Ident::new(&format!("__soa_a{i}"), Span::call_site());
+                let item = Ident::new(&format!("__soa_i{i}"), Span::call_site());
                 params.push(quote!(#arg: #ty));
                 unpack.push(quote!(let #arg = self.#field;));
-                parts.push(quote!(#arg));
-                arg_values.push(quote!(#field: #item));
-                arg_items.push(quote!(#item));
+                values.push(quote!(#field: #item));
+                items.push(quote!(#item));
             }
         }
-        values.push(quote!(#field: #item));
-        items.push(quote!(#item));
     }
     let args: Vec<TokenStream> = params
         .iter()
@@ -633,11 +631,6 @@ fn row_loops(
             quote!(#name)
         })
         .collect();
-    // The parts as nested pairs, whose `RowSlices` (the runtime's, generic)
-    // zips their rows: the generated code only names them, which keeps
-    // the derive's type checking small (a zip chain written out per
-    // struct cost more than the rest of the derive together).
-    let nested = nest_right(&parts);
     let pattern = nest_right(&items);
     let make_row = quote!(#row { #(#values,)* });
     // The loops run in functions of their own, never inlined, whose
@@ -650,14 +643,15 @@ fn row_loops(
         let n = args.len();
         let rows = Ident::new(&format!("rows{n}"), Span::call_site());
         let keyed = Ident::new(&format!("keyed{n}"), Span::call_site());
-        let pattern = nest_right(&arg_items);
-        let make_row = quote!(#row { #(#arg_values,)* });
         (
             quote!(#ranges::loops::#rows(#(#args,)* |#pattern| f(#make_row));),
             quote!(#ranges::loops::#keyed(keys, #(#args,)* |(key, #pattern)| f((key, #make_row)));),
             quote!(),
         )
     } else {
+        // Every argument a part of the nested pairs, whose `RowSlices`
+        // (the runtime's, generic) zips their rows.
+        let nested = nest_right(&args);
         (
             quote!(Self::__soa_rows_loop(#(#args,)* &mut f);),
             quote!(Self::__soa_rows_loop_keyed(keys, #(#args,)* &mut f);),
