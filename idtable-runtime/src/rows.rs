@@ -754,9 +754,7 @@ where
                 unreachable!("a position below the length");
             };
             if (self.pred)(key, RowMut(make_mut::<T>(row))) {
-                // The last row moves to `d`, unseen yet: `next` stays. The
-                // key first, the value last (a panicking destructor of the
-                // caller's finds the rows whole).
+                // The last row moves to `d`, unseen yet: `next` stays.
                 let (removed, value) = self.rows.swap_remove_dense(d);
                 debug_assert_eq!(removed, key);
                 return Some((key, value));
