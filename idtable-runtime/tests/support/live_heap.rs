@@ -1,8 +1,11 @@
-//! A global allocator that counts the bytes live on each thread, the
-//! check of GUARANTEES.md's bound on what a load leaves on the heap, and
-//! slot indices hostile to a paged index. A
+//! A global allocator that counts the bytes live on each thread and the
+//! allocation calls it makes, the check of GUARANTEES.md's bound on what a
+//! load leaves on the heap, and slot indices hostile to a paged index. A
 //! test binary includes this file as a module (`#[path]` from the facade's
 //! tests) and so installs the allocator.
+
+// Not every test binary that includes the file uses every helper.
+#![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -11,6 +14,7 @@ struct Counting;
 
 thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    static CALLS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn count(delta: isize) {
@@ -19,10 +23,16 @@ fn count(delta: isize) {
     let _ = LIVE.try_with(|live| live.set(live.get() + delta));
 }
 
+/// One call of `alloc`, `alloc_zeroed` or `realloc`.
+fn count_call() {
+    let _ = CALLS.try_with(|calls| calls.set(calls.get() + 1));
+}
+
 // SAFETY: every call is forwarded to `System` unchanged; the counter is a
 // const-initialised thread-local `Cell`, which allocates nothing itself.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_call();
         // SAFETY: the caller's contract for `alloc` is passed on as is.
         let ptr = unsafe { System.alloc(layout) };
         if !ptr.is_null() {
@@ -31,6 +41,7 @@ unsafe impl GlobalAlloc for Counting {
         ptr
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_call();
         // SAFETY: as for `alloc`.
         let ptr = unsafe { System.alloc_zeroed(layout) };
         if !ptr.is_null() {
@@ -44,6 +55,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_call();
         // SAFETY: the caller's contract for `realloc` is passed on as is.
         let new = unsafe { System.realloc(ptr, layout, new_size) };
         if !new.is_null() {
@@ -74,6 +86,27 @@ pub fn within_bound<T>(what: &str, len: usize, load: impl FnOnce() -> T) -> T {
         bound(len)
     );
     loaded
+}
+
+/// What a closure did to this thread's heap, from [`heap_effect`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapEffect {
+    /// Calls of `alloc`, `alloc_zeroed` and `realloc`.
+    pub calls: usize,
+    /// Bytes it left live (negative if it freed more than it allocated).
+    pub live: isize,
+}
+
+/// Runs `f` and returns what it returned and what it did to this thread's
+/// heap.
+pub fn heap_effect<R>(f: impl FnOnce() -> R) -> (R, HeapEffect) {
+    let (calls, live) = (CALLS.with(Cell::get), LIVE.with(Cell::get));
+    let out = f();
+    let effect = HeapEffect {
+        calls: CALLS.with(Cell::get) - calls,
+        live: LIVE.with(Cell::get) - live,
+    };
+    (out, effect)
 }
 
 /// Slot indices hostile to a paged index, at most `max`: `n` one per page for
