@@ -335,6 +335,10 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// one lookup (slotmap's `SecondaryMap::entry`). `None` if the key
     /// stored at `key`'s slot index is newer: `key` is stale, and nothing
     /// can be inserted for it (see [`try_insert`](SoaMap::try_insert)).
+    /// Like every lookup it allocates nothing: a vacant key's index page
+    /// and room are made when its entry inserts, so an entry dropped, or
+    /// left by a panicking `or_insert_with` closure, leaves the map as it
+    /// was.
     ///
     /// ```
     /// use idtable::{SoaAllocator, SoaMap};

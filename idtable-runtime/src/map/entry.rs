@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use super::sparse::{self, SparseSet, Stale, Vacant};
+use super::sparse::{self, Free, SparseSet, Stale};
 use crate::columns::ColumnBuffer;
 use crate::id::Id;
 use crate::record::{from_values, into_values, make_mut, make_ref, Record};
@@ -100,17 +100,19 @@ pub struct VacantEntry<'a, K: Id, T: Record> {
 
 /// Where a vacant key goes.
 enum Place<'a, K> {
-    /// Its slot index holds no key: the index entry, ready for it.
-    Free(Vacant<'a, K>),
+    /// Its slot index holds no key: the set, which makes room for it (and
+    /// its index page) only on insert.
+    Free(Free<'a, K>),
     /// Its slot index holds an older key: that row is replaced.
     Stale(Stale<'a, K>),
 }
 
 impl<'a, K: Id, T: Record> Entry<'a, K, T> {
     /// The entry of `key` in `rows`, found with one walk to its index
-    /// entry (two for a vacant slot index, as `get_mut` then `insert`);
-    /// `None` if the stored key of its slot index is newer (`key` is
-    /// stale).
+    /// entry (two for a vacant slot index that is filled, as `get_mut`
+    /// then `insert`); `None` if the stored key of its slot index is newer
+    /// (`key` is stale). Allocates nothing: a vacant key's index page and
+    /// room wait for [`VacantEntry::insert`].
     #[inline(always)]
     pub(crate) fn of(rows: &'a mut Rows<SparseSet<K>, T>, key: K) -> Option<Self> {
         let Rows { index, columns } = rows;
@@ -121,8 +123,8 @@ impl<'a, K: Id, T: Record> Entry<'a, K, T> {
                 dense,
                 key,
             })),
-            sparse::Place::Free(vacant) => Some(Entry::Vacant(VacantEntry {
-                place: Place::Free(vacant),
+            sparse::Place::Free(free) => Some(Entry::Vacant(VacantEntry {
+                place: Place::Free(free),
                 columns,
                 key,
             })),
@@ -275,14 +277,19 @@ impl<'a, K: Id, T: Record> VacantEntry<'a, K, T> {
     }
 
     /// Inserts `value` for the key and returns its row. A stale row of the
-    /// same slot index (an older key's) is replaced, and dropped last.
+    /// same slot index (an older key's) is replaced, and dropped last. The
+    /// key's index page, if it has none yet, is allocated here, not by
+    /// [`SoaMap::entry`](super::SoaMap::entry).
     #[inline(always)]
     pub fn insert(self, value: T) -> T::Mut<'a> {
         let columns = self.columns;
         match self.place {
-            Place::Free(vacant) => {
-                // Row first, then the key, which cannot fail (as in
-                // `SoaMap::try_insert`).
+            Place::Free(free) => {
+                // As in `SoaMap::try_insert`: room for the key (and its
+                // page) first, then the row (either may panic: nothing has
+                // changed but a page allocated), then the key, which
+                // cannot fail.
+                let vacant = free.room();
                 let row = columns.push_mut(into_values(value));
                 vacant.fill();
                 make_mut::<T>(row)

@@ -62,8 +62,9 @@ fn classify<K: Id>(stored: K, key: K, d: usize) -> Standing {
     }
 }
 
-/// A vacant slot index ready for its key, from [`SparseSet::vacancy`]:
-/// the entry to point at the key and room for the key.
+/// A vacant slot index ready for its key, from [`SparseSet::vacancy`] or
+/// [`Free::room`]: the entry to point at the key (its page allocated) and
+/// room for the key.
 pub(crate) struct Vacant<'a, K> {
     entry: &'a mut u32,
     keys: &'a mut Vec<K>,
@@ -80,6 +81,45 @@ impl<K: Id> Vacant<'_, K> {
         self.keys.push(self.key);
         d
     }
+}
+
+/// A vacant slot index found by a lookup, from [`SparseSet::place`]: the
+/// set and the key, and nothing allocated for it yet (its page may not
+/// exist) until [`room`](Free::room) is asked for on insert.
+pub(crate) struct Free<'a, K> {
+    set: &'a mut SparseSet<K>,
+    key: K,
+}
+
+impl<'a, K: Id> Free<'a, K> {
+    /// The key's entry, its page allocated if needed, and room for the
+    /// key: what [`Vacant::fill`] needs in order not to fail.
+    ///
+    /// # Panics
+    ///
+    /// If the set already holds [`MAX_LEN`] keys (nothing changes but a
+    /// page allocated).
+    #[inline(always)]
+    pub(crate) fn room(self) -> Vacant<'a, K> {
+        let SparseSet { index, keys } = self.set;
+        let entry = index.entry(self.key.index());
+        debug_assert_eq!(*entry, VACANT, "a free slot index stays vacant");
+        make_room(entry, keys, self.key)
+    }
+}
+
+/// `entry`, vacant, with room in `keys` for `key`.
+///
+/// # Panics
+///
+/// If `keys` already holds [`MAX_LEN`] keys.
+#[inline(always)]
+fn make_room<'a, K>(entry: &'a mut u32, keys: &'a mut Vec<K>, key: K) -> Vacant<'a, K> {
+    if keys.len() >= MAX_LEN {
+        too_many();
+    }
+    keys.reserve(1);
+    Vacant { entry, keys, key }
 }
 
 /// An older key's place, from [`SparseSet::place`]: the key it holds, to
@@ -107,12 +147,13 @@ impl<K: Id> Stale<'_, K> {
 }
 
 /// Where a key stands, found with one walk for an entry: what it needs to
-/// read its row, or to become a key of the set.
+/// read its row, or to become a key of the set. Finding it allocates
+/// nothing.
 pub(crate) enum Place<'a, K> {
     /// This exact key, at this dense position; the set, for a removal.
     Same(&'a mut SparseSet<K>, usize),
-    /// A vacant slot index, ready for the key (see [`Vacant`]).
-    Free(Vacant<'a, K>),
+    /// A vacant slot index (see [`Free`]).
+    Free(Free<'a, K>),
     /// An older key of the same slot index (a stale entry).
     Stale(Stale<'a, K>),
     /// A newer key of the same slot index: this key is stale itself.
@@ -252,27 +293,14 @@ impl<K: Id> SparseSet<K> {
         // A vacant entry is past every key, as in `find`.
         match self.keys.get(d) {
             Some(&stored) => Err(classify(stored, key, d)),
-            None => {
-                if self.keys.len() >= MAX_LEN {
-                    too_many();
-                }
-                self.keys.reserve(1);
-                Ok(Vacant {
-                    entry,
-                    keys: &mut self.keys,
-                    key,
-                })
-            }
+            None => Ok(make_room(entry, &mut self.keys, key)),
         }
     }
 
-    /// Where `key` stands: [`Place::Same`] with this set, [`Place::Stale`]
-    /// or [`Place::Newer`] after one walk to its entry; for a vacant slot
-    /// index, the walk of [`vacancy`](Self::vacancy) too.
-    ///
-    /// # Panics
-    ///
-    /// As [`vacancy`](Self::vacancy).
+    /// Where `key` stands: [`Place::Same`] with this set, [`Place::Stale`],
+    /// [`Place::Newer`] or [`Place::Free`] after one walk to its entry.
+    /// Allocates nothing: a vacant slot index's page and room for its key
+    /// wait for [`Free::room`] (a second walk).
     #[inline(always)]
     pub(crate) fn place(&mut self, key: K) -> Place<'_, K> {
         if let Some(entry) = self.index.raw(key.index()) {
@@ -292,10 +320,7 @@ impl<K: Id> SparseSet<K> {
                 };
             }
         }
-        match self.vacancy(key) {
-            Ok(vacant) => Place::Free(vacant),
-            Err(_) => unreachable!("a vacant slot index stays vacant"),
-        }
+        Place::Free(Free { set: self, key })
     }
 
     /// Appends `key`, whose slot index holds no key; returns its position.
@@ -600,9 +625,19 @@ mod tests {
         s.push(Id32::<24>::new(1, 1).unwrap());
         let bytes = s.index_bytes();
         for index in [0, 5000, (1 << 24) - 2] {
-            assert_eq!(s.find(Id32::<24>::new(index, 1).unwrap()), None);
+            let key = Id32::<24>::new(index, 1).unwrap();
+            assert_eq!(s.find(key), None);
+            // An entry's lookup: the page waits for `Free::room`.
+            assert!(matches!(s.place(key), Place::Free(_)));
         }
         assert_eq!(s.index_bytes(), bytes);
+        let Place::Free(free) = s.place(Id32::<24>::new(5000, 1).unwrap()) else {
+            unreachable!()
+        };
+        free.room().fill();
+        assert!(s.index_bytes() > bytes);
+        assert_eq!(s.find(Id32::<24>::new(5000, 1).unwrap()), Some(1));
+        s.check_invariants();
     }
 
     #[test]
