@@ -389,7 +389,7 @@ fn a_table_whose_every_slot_is_retired_reports_full_and_stays_consistent() {
     let err = t.try_insert().expect_err("the only slot is retired");
     assert_eq!(
         err.to_string(),
-        "id table full: all 1 slots of the Id1_31 layout are live or retired"
+        "id table full: all 1 slots of the Id1_31 layout are live, reserved or retired"
     );
     assert!(t.next_id().is_err());
     let r = catch_unwind(AssertUnwindSafe(|| t.insert()));

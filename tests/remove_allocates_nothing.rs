@@ -154,3 +154,54 @@ fn removing_from_a_table_past_half_its_indices_allocates_nothing() {
     table.check_invariants();
     assert_eq!(table.free_count(), 63);
 }
+
+/// Reservations waiting (claims pending, some of the free queue's slots,
+/// most of them fresh indices) are settled by the removal without
+/// allocating: the claimed fresh indices are counted, not given slot words.
+#[test]
+fn removing_with_reservations_waiting_allocates_nothing() {
+    let n = if cfg!(miri) { 40 } else { 4_000 };
+    let waiting = if cfg!(miri) { 100 } else { 100_000 };
+    let mut sparks = SparkAllocator::new();
+    let mut ids: Vec<_> = (0..n)
+        .map(|i| sparks.insert(Spark { life: i as f32 }))
+        .collect();
+    for &id in ids.iter().take(n / 4) {
+        sparks.remove(id);
+    }
+    let reserved: Vec<_> = sparks.reserve_ids(waiting).collect();
+    let (_, calls) = allocations_in(|| {
+        for &id in &ids[n / 4..n / 2] {
+            assert!(sparks.remove(id).is_some());
+        }
+    });
+    assert_eq!(
+        calls, 0,
+        "removing with {waiting} reservations waiting allocated {calls} times"
+    );
+    assert_eq!(sparks.reserved_len(), waiting);
+    sparks.id_table().check_invariants();
+    // The reservations fill afterwards, each once.
+    for (i, &id) in reserved.iter().enumerate() {
+        assert!(sparks.insert_reserved(id, Spark { life: i as f32 }).is_ok());
+    }
+    ids.retain(|&id| sparks.contains(id));
+    assert_eq!(sparks.len(), ids.len() + waiting);
+    sparks.id_table().check_invariants();
+
+    // The same on a bare table, claims pending from its shared borrow.
+    let mut table = IdTable::<idtable::Id32_32>::new();
+    let live: Vec<_> = (0..n).map(|_| table.insert().0).collect();
+    table.reserve_ids(waiting).for_each(drop);
+    let (_, calls) = allocations_in(|| {
+        for &id in &live {
+            table.remove(id).unwrap();
+        }
+    });
+    assert_eq!(
+        calls, 0,
+        "IdTable::remove with {waiting} reservations waiting allocated {calls} times"
+    );
+    assert_eq!(table.reserved_len(), waiting);
+    table.check_invariants();
+}

@@ -72,7 +72,8 @@ pub use record::{CloneRow, Nested, PlainValue};
 pub use rows::{RowMut, RowRef, Rows};
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
-    IdTable, IdTableParts, OnExhausted, PartsError, SwapRemove, TableConfig, TableFull,
+    IdTable, IdTableParts, IssueError, IssueErrorKind, OnExhausted, PartsError, SwapRemove,
+    TableConfig,
 };
 
 /// What the crate's own property tests share.

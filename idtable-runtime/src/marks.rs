@@ -9,11 +9,6 @@ pub struct Marks {
 }
 
 impl Marks {
-    /// No index marked, no room.
-    pub(crate) const fn new() -> Self {
-        Marks { words: Vec::new() }
-    }
-
     /// No index marked, room for `0..len` without reallocating.
     pub(crate) fn with_len(len: usize) -> Self {
         Marks {
@@ -33,47 +28,6 @@ impl Marks {
         !was
     }
 
-    /// Unmarks `d`; `false` if it was not marked.
-    #[inline]
-    pub(crate) fn remove(&mut self, d: usize) -> bool {
-        let bit = 1u64 << (d % 64);
-        match self.words.get_mut(d / 64) {
-            Some(word) if *word & bit != 0 => {
-                *word &= !bit;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Marks every index of `range`, a word at a time.
-    pub(crate) fn insert_range(&mut self, range: core::ops::Range<usize>) {
-        if range.is_empty() {
-            return;
-        }
-        let words = range.end.div_ceil(64);
-        if self.words.len() < words {
-            self.words.resize(words, 0);
-        }
-        let mut d = range.start;
-        while d < range.end {
-            let word = d / 64;
-            let low = d % 64;
-            let high = (range.end - word * 64).min(64);
-            self.words[word] |= (u64::MAX >> (64 - (high - low))) << low;
-            d = word * 64 + high;
-        }
-    }
-
-    /// Room for indices below `len` without reallocating; `false` (and
-    /// nothing changes) if that much memory cannot be had.
-    pub(crate) fn try_reserve_len(&mut self, len: usize) -> bool {
-        let words = len.div_ceil(64);
-        self.words
-            .try_reserve(words.saturating_sub(self.words.len()))
-            .is_ok()
-    }
-
     /// Whether `d` is marked (an index past the end is not).
     #[inline(always)]
     pub(crate) fn contains(&self, d: usize) -> bool {
@@ -82,7 +36,6 @@ impl Marks {
             .is_some_and(|w| w & (1u64 << (d % 64)) != 0)
     }
 
-    /// The smallest marked index, if any.
     /// Calls `f` with each marked index in `start..end`, ascending (`set ==
     /// true`), or with each unmarked one (`set == false`): a word at a time,
     /// one step per index visited, with no branch on each index's mark.
@@ -109,25 +62,7 @@ impl Marks {
         }
     }
 
-    /// The marked indices, ascending.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &word)| {
-            let mut bits = word;
-            core::iter::from_fn(move || {
-                let bit = bits.trailing_zeros();
-                (bits != 0).then(|| {
-                    bits &= bits - 1;
-                    w * 64 + bit as usize
-                })
-            })
-        })
-    }
-
-    /// Number of marked indices.
-    pub(crate) fn count(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
+    /// The smallest marked index, if any.
     pub(crate) fn first(&self) -> Option<usize> {
         let (i, w) = self.words.iter().enumerate().find(|(_, w)| **w != 0)?;
         Some(i * 64 + w.trailing_zeros() as usize)
@@ -148,26 +83,6 @@ mod tests {
         assert!(m.contains(3) && m.contains(200));
         assert!(!m.contains(4) && !m.contains(100_000));
         assert_eq!(m.first(), Some(3));
-        assert!(m.remove(3) && !m.remove(3) && !m.remove(100_000));
-        assert_eq!(m.first(), Some(200));
-    }
-
-    #[test]
-    fn insert_range_marks_each_index_once() {
-        for (start, end) in [
-            (0, 0),
-            (0, 1),
-            (3, 64),
-            (61, 150),
-            (64, 128),
-            (5, 7),
-            (0, 200),
-        ] {
-            let mut m = Marks::new();
-            m.insert_range(start..end);
-            let got: Vec<_> = (0..260).filter(|&d| m.contains(d)).collect();
-            assert_eq!(got, (start..end).collect::<Vec<_>>(), "{start}..{end}");
-        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::id::Id;
 use crate::marks::Marks;
 use crate::record::{from_values, into_values};
 use crate::rows::{rows_face, sealed, Rows};
-use crate::table::{IdTable, PartsError, TableConfig, TableFull};
+use crate::table::{IdTable, IssueError, PartsError, TableConfig};
 
 pub use crate::record::{DebugRow, Record, RecordToken};
 pub use crate::rows::{Iter, IterMut};
@@ -43,12 +43,12 @@ pub type IntoIter<I, T> = crate::rows::IntoIter<IdTable<I>, T>;
 /// let mut table = IdTable::<Id32<1>>::new(); // one slot
 /// table.insert();
 /// let err = InsertError::new("spare", table.try_insert().unwrap_err());
-/// assert_eq!(err.to_string(), "cannot insert: id table full: all 1 slots of the Id1_31 layout are live or retired");
+/// assert_eq!(err.to_string(), "cannot insert: id table full: all 1 slots of the Id1_31 layout are live, reserved or retired");
 /// assert_eq!(err.into_inner(), "spare");
 /// ```
 pub struct InsertError<T> {
     value: T,
-    reason: TableFull,
+    reason: IssueError,
 }
 
 impl<T> InsertError<T> {
@@ -70,7 +70,7 @@ impl<T> InsertError<T> {
     /// assert!(push(&mut table, &mut col, 'a').is_ok());
     /// assert_eq!(push(&mut table, &mut col, 'b').unwrap_err().into_inner(), 'b');
     /// ```
-    pub fn new(value: T, reason: TableFull) -> Self {
+    pub fn new(value: T, reason: IssueError) -> Self {
         InsertError { value, reason }
     }
 
@@ -106,7 +106,7 @@ impl<T> InsertError<T> {
     /// let err = units.try_insert(Unit { hp: 2 }).unwrap_err();
     /// assert!(err.reason().to_string().contains("Id1_31"));
     /// ```
-    pub fn reason(&self) -> TableFull {
+    pub fn reason(&self) -> IssueError {
         self.reason
     }
 }
@@ -308,7 +308,7 @@ where
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn table_full_panic<T>(value: T, full: TableFull) -> ! {
+fn table_full_panic<T>(value: T, full: IssueError) -> ! {
     drop(value);
     panic!("{full}")
 }
@@ -460,12 +460,12 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// When no id can be issued (before `make` is called).
     #[track_caller]
     pub fn insert_with_id(&mut self, make: impl FnOnce(I) -> T) -> I {
-        // Settled first, the table's next id is the one the insert issues:
-        // `make` cannot reach the table in between.
-        self.rows.index.settle_reservations();
-        let id = match self.rows.index.next_id() {
+        // Prepared first (reservations settled, the slot words it needs
+        // made), the table's next id is the one the insert issues: `make`
+        // cannot reach the table in between.
+        let id = match self.rows.index.prepare_insert() {
             Ok(id) => id,
-            Err(full) => panic!("{full}"),
+            Err(refused) => panic!("{refused}"),
         };
         let value = make(id);
         let issued = self.insert(value);

@@ -38,6 +38,7 @@ mod parts;
 mod reserve;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
+mod tail;
 use free::FreeQueue;
 pub use parts::{IdTableParts, PartsError};
 #[cfg(target_has_atomic = "ptr")]
@@ -47,7 +48,7 @@ use reserve::{Plan, Position, Reservations};
 /// How a reservation waits for its row ([`IdTable::waiting`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Waiting {
-    /// Settled: its slot is marked and holds its generation, vacant.
+    /// Settled: its slot word holds its generation, marked `RESERVED`.
     Settled,
     /// The only claim pending, of a fresh index: its slot does not exist
     /// yet.
@@ -122,52 +123,135 @@ pub struct SwapRemove {
     pub last: usize,
 }
 
-/// No id can be issued: every index of the layout is live or retired.
+/// Why a table issued no id ([`IssueError::kind`] tells which):
+///
+/// * [`Full`](IssueErrorKind::Full): every index the table can have is
+///   live, reserved or retired;
+/// * [`BatchTooLarge`](IssueErrorKind::BatchTooLarge): a batch of
+///   reservations asked for more ids than the table can still issue
+///   (nothing was reserved);
+/// * [`OutOfMemory`](IssueErrorKind::OutOfMemory): the slot words of
+///   reservations settled earlier could not be allocated, so the insert
+///   (or fill) that needs them refused (nothing changed).
+///
+/// The message names the layout and the numbers involved.
 ///
 /// ```
-/// use idtable::{IdTable, Id32};
+/// use idtable::{IdTable, Id32, IssueErrorKind};
 ///
 /// let mut table = IdTable::<Id32<2>>::new(); // indices 0, 1, 2 (3 is reserved)
+/// let err = table.try_reserve_ids(4).unwrap_err();
+/// assert_eq!(err.kind(), IssueErrorKind::BatchTooLarge);
+/// assert_eq!((err.requested(), err.available()), (4, 3));
+/// assert!(err.to_string().contains("at most 3 more"));
 /// for _ in 0..3 {
 ///     table.try_insert().unwrap();
 /// }
 /// let err = table.try_insert().unwrap_err();
+/// assert_eq!(err.kind(), IssueErrorKind::Full);
 /// assert!(err.to_string().contains("Id2_30"));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct TableFull {
+pub struct IssueError {
+    kind: IssueErrorKind,
     layout_index_bits: u32,
     layout_generation_bits: u32,
-    slots: usize,
+    /// The most slots a table of the layout can have.
+    limit: usize,
+    /// Ids a batch asked for, or slot words that could not be allocated.
+    requested: usize,
+    /// Ids the table could still issue.
+    available: usize,
 }
 
-impl TableFull {
-    fn new<I: Id>() -> Self {
-        TableFull {
+/// What [`IssueError`] reports.
+///
+/// ```
+/// use idtable::{IdTable, Id32, IssueErrorKind};
+///
+/// let table = IdTable::<Id32<1>>::new(); // one usable index
+/// table.reserve_id();
+/// assert_eq!(table.try_reserve_id().unwrap_err().kind(), IssueErrorKind::Full);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IssueErrorKind {
+    /// Every index the table can have is live, reserved or retired.
+    Full,
+    /// A batch of reservations larger than what the table can still issue.
+    BatchTooLarge,
+    /// The slot words of reservations settled earlier (past the table's
+    /// slots) could not be allocated.
+    OutOfMemory,
+}
+
+impl IssueError {
+    fn new<I: Id>(kind: IssueErrorKind, limit: usize, requested: usize, available: usize) -> Self {
+        IssueError {
+            kind,
             layout_index_bits: I::INDEX_BITS,
             layout_generation_bits: I::GENERATION_BITS,
-            slots: I::MAX_INDEX + 1,
+            limit,
+            requested,
+            available,
+        }
+    }
+
+    /// Which refusal this is.
+    pub fn kind(&self) -> IssueErrorKind {
+        self.kind
+    }
+
+    /// The ids a refused batch asked for, the slot words that could not be
+    /// allocated, or 1 for a single id of a full table.
+    pub fn requested(&self) -> usize {
+        self.requested
+    }
+
+    /// The ids the table could still issue when it refused (0 when full).
+    pub fn available(&self) -> usize {
+        self.available
+    }
+}
+
+impl fmt::Display for IssueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (b, g) = (self.layout_index_bits, self.layout_generation_bits);
+        match self.kind {
+            IssueErrorKind::Full if (self.limit as u128) < (1u128 << b) - 1 => write!(
+                f,
+                "id table full: all {} slots a table of the Id{b}_{g} layout can hold in memory \
+                 are live, reserved or retired",
+                self.limit
+            ),
+            IssueErrorKind::Full => write!(
+                f,
+                "id table full: all {} slots of the Id{b}_{g} layout are live, reserved or retired",
+                self.limit
+            ),
+            IssueErrorKind::BatchTooLarge => write!(
+                f,
+                "cannot reserve {} ids at once: the table can issue at most {} more \
+                 (a table of the Id{b}_{g} layout has at most {} slots)",
+                self.requested, self.available, self.limit
+            ),
+            IssueErrorKind::OutOfMemory => write!(
+                f,
+                "cannot allocate the {} slots of ids reserved earlier (Id{b}_{g} layout): \
+                 fill or release those reservations, or clear the table",
+                self.requested
+            ),
         }
     }
 }
 
-impl fmt::Display for TableFull {
+impl fmt::Debug for IssueError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "id table full: all {} slots of the Id{}_{} layout are live or retired",
-            self.slots, self.layout_index_bits, self.layout_generation_bits
-        )
+        write!(f, "IssueError({self})")
     }
 }
 
-impl fmt::Debug for TableFull {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TableFull({self})")
-    }
-}
-
-impl core::error::Error for TableFull {}
+impl core::error::Error for IssueError {}
 
 /// The id table engine shared by every derived allocator.
 ///
@@ -182,9 +266,10 @@ impl core::error::Error for TableFull {}
 ///   `slots[ids[d].index()] == ids[d].generation() << INDEX_BITS | d`.
 ///   Exactly `len` slots are occupied: those whose dense field is below
 ///   `len`. A vacant slot's dense field is at least `len`: `MASK` (the
-///   reserved all-ones index), or a link of the free queue. A vacant slot is
-///   queued, reserved, or retired (its generation is `MAX_GENERATION` and
-///   the policy is [`OnExhausted::Retire`]). A live, reserved or retired
+///   reserved all-ones index), a link of the free queue, or `MASK - 1` for a
+///   slot holding a reservation. A vacant slot is queued, reserved, or
+///   retired (its generation is `MAX_GENERATION` and the policy is
+///   [`OnExhausted::Retire`]). A live, reserved or retired
 ///   slot's generation is that of its last id issued, at least 1; a queued
 ///   slot's is one less than its next id's: its last id's, or 0 for a slot
 ///   whose generations wrap ([`OnExhausted::Wrap`]) and start again at 1.
@@ -192,7 +277,10 @@ impl core::error::Error for TableFull {}
 ///   that may be issued again, which owns the dense fields of the slots it
 ///   holds;
 /// * **the reservations** (`table/reserve.rs`): ids claimed from a shared
-///   borrow, settled into marked vacant slots before any exclusive change.
+///   borrow, settled before any exclusive change into vacant slots marked
+///   `MASK - 1`, or, for fresh indices, into a count past the slots (the
+///   tail, `table/tail.rs`) that gets slot words when a fill or an insert
+///   needs them.
 ///
 /// An id resolves only when its generation equals its slot's and the slot is
 /// occupied, so a stale or forged id resolves to nothing or to the object it
@@ -377,6 +465,11 @@ impl<I: Id> IdTable<I> {
         Self::make_id(index, 1)
     }
 
+    /// The dense field of a slot word holding a reservation: vacant (at
+    /// least the live length whenever a reservation exists) and never a
+    /// link of the free queue (`table/free.rs`).
+    const RESERVED: u64 = Self::MASK - 1;
+
     /// The slot queued after `s` (garbage for the last one).
     #[inline]
     pub(super) fn queued_after(&self, s: usize) -> usize {
@@ -389,10 +482,22 @@ impl<I: Id> IdTable<I> {
     fn plan(&self) -> Plan {
         Plan::new(
             self.free.len(),
-            self.slots.len(),
+            self.tail_end(),
             Self::SLOT_LIMIT,
             self.config.min_free,
         )
+    }
+
+    /// The first index past the reserved tail (`table/tail.rs`): the next
+    /// fresh index.
+    #[inline]
+    fn tail_end(&self) -> usize {
+        self.slots.len() + self.reserved.tail().len()
+    }
+
+    /// The refusal of a table with no id left to issue.
+    fn full(&self) -> IssueError {
+        IssueError::new::<I>(IssueErrorKind::Full, Self::SLOT_LIMIT, 1, 0)
     }
 
     /// The id at position `k` of `plan`.
@@ -459,6 +564,7 @@ impl<I: Id> IdTable<I> {
         mut slots: Vec<I::Bits>,
         ids: Vec<I>,
         free: &[u64],
+        spent_tail: usize,
         config: TableConfig,
     ) -> Self {
         for &s in free {
@@ -471,6 +577,7 @@ impl<I: Id> IdTable<I> {
         }
         let free = FreeQueue::from_order(&mut slots, free.iter().map(|&s| s as usize));
         let mut table = Self::with_config(config);
+        table.reserved = Reservations::loaded(slots.len(), spent_tail);
         table.slots = slots;
         table.ids = ids;
         table.free = free;
@@ -520,7 +627,9 @@ impl<I: Id> IdTable<I> {
         self.ids.is_empty()
     }
 
-    /// Number of slots ever issued (live, free, reserved and retired).
+    /// Number of slots ever issued (live, free, reserved and retired),
+    /// counting those of reservations settled past the slot words
+    /// (`table/tail.rs`), and not the claims still pending.
     ///
     /// ```
     /// use idtable::{IdTable, Id32_32};
@@ -532,7 +641,7 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.slot_count(), 2);
     /// ```
     pub fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.tail_end()
     }
 
     /// Number of freed slots waiting in the FIFO queue (not counting those
@@ -600,7 +709,17 @@ impl<I: Id> IdTable<I> {
         self.settle_reservations();
         self.ids.reserve(additional);
         let fresh_needed = additional.saturating_sub(self.plan().reusable());
-        self.slots.reserve(fresh_needed);
+        // Fresh inserts make the reserved tail's slot words first: room for
+        // them too, if it can be had (else the inserts will say so).
+        let tail = self.reserved.tail().len();
+        if tail == 0
+            || self
+                .slots
+                .try_reserve(tail.saturating_add(fresh_needed))
+                .is_err()
+        {
+            self.slots.reserve(fresh_needed);
+        }
         self.free.reserve(fresh_needed);
     }
 
@@ -623,7 +742,7 @@ impl<I: Id> IdTable<I> {
     }
 
     /// The id the next [`insert`](IdTable::insert) will issue, without
-    /// changing the table, or [`TableFull`].
+    /// changing the table, or [`IssueError`].
     ///
     /// ```
     /// use idtable::{IdTable, Id32_32};
@@ -631,16 +750,18 @@ impl<I: Id> IdTable<I> {
     /// let next = table.next_id().unwrap();
     /// assert_eq!(table.insert().0, next);
     /// ```
-    pub fn next_id(&self) -> Result<I, TableFull> {
+    pub fn next_id(&self) -> Result<I, IssueError> {
         // Reservations pending took the first positions of the sequence;
         // the next insert settles them and takes the one after.
         self.id_at(self.plan(), self.reserved.claims())
-            .ok_or_else(TableFull::new::<I>)
+            .ok_or_else(|| self.full())
     }
 
     /// Issues a new id. Returns it and its dense index (always the old
-    /// [`len`](IdTable::len)), or [`TableFull`] when every index of the
-    /// layout is live, reserved or retired.
+    /// [`len`](IdTable::len)), or [`IssueError`] when every index of the
+    /// layout is live, reserved or retired, or when the slot words of
+    /// reservations settled earlier, which the next fresh index comes
+    /// after, cannot be allocated.
     ///
     /// ```
     /// use idtable::{IdTable, Id32};
@@ -652,7 +773,7 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.ids(), &[id]);
     /// ```
     #[inline(always)]
-    pub fn try_insert(&mut self) -> Result<(I, usize), TableFull> {
+    pub fn try_insert(&mut self) -> Result<(I, usize), IssueError> {
         let id = if self.insert_is_plain() {
             self.insert_plain()
         } else {
@@ -665,13 +786,14 @@ impl<I: Id> IdTable<I> {
     }
 
     /// Whether the next insert takes the inline path
-    /// ([`insert_plain`](Self::insert_plain)): no reservation pending, and
-    /// fewer than [`FAST_SLOTS`](Self::FAST_SLOTS) slots, so the free queue
-    /// keeps its links in the slots and a fresh index is left. Otherwise
+    /// ([`insert_plain`](Self::insert_plain)): no reservation pending nor
+    /// settled past the slots, and fewer than
+    /// [`FAST_SLOTS`](Self::FAST_SLOTS) slots, so the free queue keeps its
+    /// links in the slots and a fresh index is left. Otherwise
     /// [`insert_cold`](Self::insert_cold) issues the id.
     #[inline(always)]
     pub(crate) fn insert_is_plain(&mut self) -> bool {
-        !self.reserved.pending() && self.slots.len() < Self::FAST_SLOTS
+        self.reserved.calm() && self.slots.len() < Self::FAST_SLOTS
     }
 
     /// Issues the id of a row its caller appended to its columns (at dense
@@ -699,20 +821,27 @@ impl<I: Id> IdTable<I> {
         id
     }
 
-    /// Every other insert: settles pending reservations (refusing, with
-    /// nothing changed, if their slots cannot be allocated), then takes the
+    /// Every other insert: settles pending reservations, then takes the
     /// first position of the [`Plan`] (where fresh indices may have run
-    /// out, and the queue may keep its links on the side).
+    /// out, and the queue may keep its links on the side); a fresh index
+    /// past reserved ones settled earlier makes their slot words first.
     /// `None`, with nothing changed, when the table refuses: see
     /// [`refusal`](Self::refusal) for why.
     #[cold]
     #[inline(never)]
     pub(crate) fn insert_cold(&mut self) -> Option<I> {
-        if self.reserved.pending() && !self.try_settle() {
-            return None;
-        }
+        self.settle_reservations();
         let dense = self.ids.len();
-        let id = match self.plan().position(0)? {
+        let position = match self.plan().position(0) {
+            Some(position) => position,
+            // Spent indices of the tail join the queue once they have
+            // slot words: the table is full only if they cannot.
+            None if self.reserved.tail().spent() > 0 && self.make_tail(self.tail_end(), false) => {
+                self.plan().position(0)?
+            }
+            None => return None,
+        };
+        let id = match position {
             Position::Queued(_) => {
                 let s = self.free.pop(&self.slots);
                 let generation = Self::generation_of(self.slots[s]) + 1;
@@ -720,6 +849,9 @@ impl<I: Id> IdTable<I> {
                 Self::make_id(s, generation)
             }
             Position::Fresh(index) => {
+                if !self.make_tail(index, false) {
+                    return None;
+                }
                 self.push_fresh_slot(Self::pack(1, dense as u64));
                 Self::make_id(index, 1)
             }
@@ -728,16 +860,72 @@ impl<I: Id> IdTable<I> {
         Some(id)
     }
 
-    /// Why [`insert_cold`](Self::insert_cold) issued nothing: the table is
-    /// full, or (panics) the slots of the reservations it had to settle
-    /// first cannot be allocated.
+    /// Why [`insert_cold`](Self::insert_cold) issued nothing (nothing has
+    /// changed since): the table is full, or the slot words of the
+    /// reservations settled past the slots, which the next fresh index
+    /// comes after, cannot be allocated.
     #[cold]
-    #[track_caller]
-    pub(crate) fn refusal(&mut self) -> TableFull {
-        if self.reserved.pending() {
-            self.settle_reservations(); // panics: it could not allocate
+    pub(crate) fn refusal(&mut self) -> IssueError {
+        self.settle_reservations();
+        match self.plan().position(0) {
+            Some(Position::Fresh(_)) => self.tail_out_of_memory(),
+            None if self.reserved.tail().spent() > 0 => self.tail_out_of_memory(),
+            _ => self.full(),
         }
-        TableFull::new::<I>()
+    }
+
+    /// The refusal of a fill or an insert whose reserved tail's slot words
+    /// cannot be allocated.
+    fn tail_out_of_memory(&self) -> IssueError {
+        let (tail, available) = (self.reserved.tail().len(), self.plan().total());
+        IssueError::new::<I>(
+            IssueErrorKind::OutOfMemory,
+            Self::SLOT_LIMIT,
+            tail,
+            available,
+        )
+    }
+
+    /// Gives the reserved tail's indices below `need` their slot words
+    /// (`table/tail.rs`), or, with `all`, every index of the tail if that
+    /// much memory can be had. A reserved index gets a word holding its
+    /// reservation, a spent one joins the back of the free queue (or
+    /// retires). `false`, with nothing changed, if the memory for the
+    /// indices below `need` cannot be had.
+    #[cold]
+    #[inline(never)]
+    fn make_tail(&mut self, need: usize, all: bool) -> bool {
+        let start = self.slots.len();
+        let end = self.tail_end();
+        debug_assert!(need <= end);
+        if need <= start {
+            return true;
+        }
+        let room = |table: &mut Self, upto: usize| {
+            table.slots.try_reserve_exact(upto - start).is_ok() && table.free.try_reserve_for(upto)
+        };
+        let upto = if all && room(self, end) {
+            end
+        } else if room(self, need) {
+            need
+        } else {
+            return false;
+        };
+        self.slots.resize(upto, Self::pack(1, Self::RESERVED));
+        self.free.slots_grew(&mut self.slots);
+        let IdTable {
+            slots,
+            free,
+            reserved,
+            config,
+            ..
+        } = self;
+        let config = *config;
+        let held = reserved.tail_mut().take_front(start, upto, |s| {
+            Self::spend(slots, free, config, s, 1);
+        });
+        reserved.hold(held);
+        true
     }
 
     /// Appends a slot holding `word`, keeping the free queue's links right.
@@ -924,13 +1112,31 @@ impl<I: Id> IdTable<I> {
     #[cold]
     #[inline(never)]
     fn release_last_generation(&mut self, index: usize) {
-        match self.config.on_exhausted {
-            OnExhausted::Retire => {
-                self.slots[index] = Self::pack(Self::MAX_GENERATION, Self::MASK);
-            }
-            OnExhausted::Wrap => {
-                Self::vacate(&mut self.slots, &mut self.free, index, 0);
-            }
+        Self::spend(
+            &mut self.slots,
+            &mut self.free,
+            self.config,
+            index,
+            Self::MAX_GENERATION,
+        );
+    }
+
+    /// Slot `index`, whose last id had `generation`, becomes vacant: queued,
+    /// or retired when that was its last generation under
+    /// [`OnExhausted::Retire`].
+    fn spend(
+        slots: &mut [I::Bits],
+        free: &mut FreeQueue<I>,
+        config: TableConfig,
+        index: usize,
+        generation: u64,
+    ) {
+        if generation < Self::MAX_GENERATION {
+            return Self::vacate(slots, free, index, generation);
+        }
+        match config.on_exhausted {
+            OnExhausted::Retire => slots[index] = Self::pack(Self::MAX_GENERATION, Self::MASK),
+            OnExhausted::Wrap => Self::vacate(slots, free, index, 0),
         }
     }
 
@@ -974,19 +1180,36 @@ impl<I: Id> IdTable<I> {
     /// ```
     pub fn clear(&mut self) {
         self.settle_reservations();
-        // Reserved slots first, in slot order; then the live ones, in dense
-        // order.
-        let reserved = self.reserved.take_marks();
-        reserved.for_each(true, 0, self.slots.len(), |s| {
-            let generation = Self::generation_of(self.slots[s]);
-            self.release(Self::make_id(s, generation));
-        });
+        // Reservations first, then the live ids in dense order. The reserved
+        // tail's indices get slot words if that memory can be had (else
+        // they stay in the tail, spent); every reservation held in a slot
+        // word is then released, in slot order.
+        let end = self.tail_end();
+        if !self.make_tail(end, false) {
+            let start = self.slots.len();
+            self.reserved.tail_mut().spend_all(start);
+        }
+        if self.reserved.held() > 0 {
+            self.release_held();
+        }
         let ids = core::mem::take(&mut self.ids);
         for &id in &ids {
             self.release(id);
         }
         self.ids = ids;
         self.ids.clear();
+    }
+
+    /// Releases every reservation held in a slot word, in slot order.
+    #[cold]
+    fn release_held(&mut self) {
+        for s in 0..self.slots.len() {
+            if self.holds_reserved_word(s) {
+                let generation = Self::generation_of(self.slots[s]);
+                self.reserved.unhold();
+                self.release(Self::make_id(s, generation));
+            }
+        }
     }
 
     /// Swaps the elements at dense indices `a` and `b`, keeping both ids
@@ -1022,69 +1245,56 @@ impl<I: Id> IdTable<I> {
     /// Settles the reservations claimed since the last exclusive access
     /// (see `table/reserve.rs`), if any: the test is inline, the work out of
     /// line. Every exclusive path that reads or changes the free queue or
-    /// the slot count calls it first.
+    /// the slot count calls it first. Allocates nothing, cannot fail.
     #[inline(always)]
     pub(crate) fn settle_reservations(&mut self) {
         if self.reserved.pending() {
-            self.settle_or_panic();
+            self.settle();
         }
     }
 
-    /// [`settle_reservations`](Self::settle_reservations)' work.
-    ///
-    /// # Panics
-    ///
-    /// When the slots for the claimed fresh indices cannot be allocated;
-    /// nothing has changed then.
+    /// [`settle_reservations`](Self::settle_reservations)' work: the claimed
+    /// queued slots hold their reserved ids' generations, marked
+    /// `RESERVED`; the claimed fresh indices join the reserved tail.
     #[cold]
     #[inline(never)]
-    #[track_caller]
-    fn settle_or_panic(&mut self) {
-        if !self.try_settle() {
-            let (_, fresh) = self.plan().split(self.reserved.claims_mut());
-            panic!("cannot allocate the slots of {fresh} reserved ids");
-        }
-    }
-
-    /// Settles the pending claims: the claimed positions of the plan become
-    /// marked vacant slots holding their reserved ids' generations. `false`,
-    /// with nothing changed, when the slots for the claimed fresh indices
-    /// cannot be allocated.
-    #[cold]
-    #[inline(never)]
-    fn try_settle(&mut self) -> bool {
+    fn settle(&mut self) {
         let plan = self.plan();
-        let (queued, fresh) = plan.split(self.reserved.claims_mut());
-        // Memory first: if it cannot be had, nothing has changed.
-        let slot_count = self.slots.len() + fresh;
-        if self.slots.try_reserve(fresh).is_err() || !self.reserved.try_reserve_marks(slot_count) {
-            return false;
-        }
-        self.reserved.take_claims();
+        let (queued, fresh) = plan.split(self.reserved.take_claims());
         // The claimed queued slots are the queue's first `queued`.
         for _ in 0..queued {
             let s = self.free.pop(&self.slots);
             let generation = Self::generation_of(self.slots[s]) + 1;
-            self.slots[s] = Self::pack(generation, Self::MASK);
-            self.reserved.mark(s);
+            self.slots[s] = Self::pack(generation, Self::RESERVED);
         }
-        // The claimed fresh indices become slots of generation 1.
-        if fresh > 0 {
-            let first = self.slots.len();
-            self.slots.resize(first + fresh, Self::pack(1, Self::MASK));
-            self.free.slots_grew(&mut self.slots);
-            self.reserved.mark_range(first..first + fresh);
-        }
-        true
+        self.reserved.hold(queued);
+        // The claimed fresh indices are the first past the tail.
+        self.reserved.tail_mut().extend(fresh);
     }
 
-    /// Whether `id` is a settled reservation of this table: its slot is
-    /// marked and holds its generation, vacant.
+    /// Whether slot word `s` holds a settled reservation (the live length
+    /// is checked: a table whose every index is live has a live row whose
+    /// dense index equals `RESERVED`, and no reservation).
+    #[inline]
+    fn holds_reserved_word(&self, s: usize) -> bool {
+        Self::dense_of(self.slots[s]) == Self::RESERVED && (self.ids.len() as u64) <= Self::RESERVED
+    }
+
+    /// Whether `id` is a settled reservation of this table held in a slot
+    /// word: the word holds its generation, marked `RESERVED`.
     fn holds_reservation(&self, id: I) -> bool {
-        let s = id.index();
-        self.reserved.is_marked(s)
-            && self.slots.get(s).map(|w| w.to_u64())
-                == Some(Self::pack(id.generation().to_u64(), Self::MASK).to_u64())
+        let want = Self::pack(id.generation().to_u64(), Self::RESERVED).to_u64();
+        self.slots.get(id.index()).map(|w| w.to_u64()) == Some(want)
+            && (self.ids.len() as u64) <= Self::RESERVED
+    }
+
+    /// Whether `id` is a reservation of the reserved tail, still waiting.
+    fn in_tail(&self, id: I) -> bool {
+        id.generation().to_u64() == 1
+            && self
+                .reserved
+                .tail()
+                .is_reserved(self.slots.len(), id.index())
     }
 
     /// Number of ids reserved and not yet filled
@@ -1109,16 +1319,33 @@ impl<I: Id> IdTable<I> {
     /// How `id` waits for its row, if it is a reservation of this table
     /// still waiting: settled ([`Waiting::Settled`]), or the one claim
     /// pending, a fresh index ([`Waiting::SoleFresh`], which filling makes
-    /// live without settling first). Other pending claims are settled here.
+    /// live without settling first). Other pending claims are settled here;
+    /// a reservation of the reserved tail gets its slot word here (with the
+    /// rest of the tail, or those before it, whatever memory allows).
+    /// `None` also when that slot word cannot be allocated.
     #[inline(always)]
     pub(crate) fn waiting(&mut self, id: I) -> Option<Waiting> {
         if self.reserved.pending() {
             if self.is_sole_fresh_claim(id) {
                 return Some(Waiting::SoleFresh);
             }
-            self.settle_or_panic();
+            self.settle();
         }
-        self.holds_reservation(id).then_some(Waiting::Settled)
+        if self.holds_reservation(id) {
+            return Some(Waiting::Settled);
+        }
+        self.waiting_in_tail(id)
+    }
+
+    /// [`waiting`](Self::waiting) of an id past the slot words.
+    #[cold]
+    #[inline(never)]
+    fn waiting_in_tail(&mut self, id: I) -> Option<Waiting> {
+        if !self.in_tail(id) {
+            return None;
+        }
+        self.make_tail(id.index() + 1, true)
+            .then_some(Waiting::Settled)
     }
 
     /// Whether the pending claims are one, of a fresh index, and `id` is
@@ -1144,7 +1371,7 @@ impl<I: Id> IdTable<I> {
             Waiting::Settled => {
                 debug_assert!(self.holds_reservation(id));
                 self.slots[id.index()] = word;
-                self.reserved.unmark(id.index());
+                self.reserved.unhold();
             }
             Waiting::SoleFresh => {
                 // What settling then filling would leave: no claim pending,
@@ -1160,8 +1387,11 @@ impl<I: Id> IdTable<I> {
 
     /// Makes the reserved `id` live, appended to the dense order, and
     /// returns its dense index; `None` (and nothing changes) if `id` is not
-    /// a reservation of this table still waiting for its row: never
-    /// reserved, reserved by another table, filled or released already.
+    /// a reservation of this table still waiting for its row (never
+    /// reserved, reserved by another table, filled or released already),
+    /// or if it is one of a batch too large for memory whose slot word
+    /// cannot be allocated (reservations are kept as a count past the
+    /// slots until filled; see [`IssueErrorKind::OutOfMemory`]).
     ///
     /// ```
     /// use idtable::{Id32_32, IdTable};
@@ -1196,12 +1426,39 @@ impl<I: Id> IdTable<I> {
     /// ```
     pub fn release_reserved(&mut self, id: I) -> bool {
         self.settle_reservations();
-        if !self.holds_reservation(id) {
-            return false;
+        if self.holds_reservation(id) {
+            self.reserved.unhold();
+            self.release(id);
+            return true;
         }
-        self.reserved.unmark(id.index());
-        self.release(id);
-        true
+        if self.in_tail(id) {
+            // Its slot word made, it is released like the others; if that
+            // memory cannot be had, it is spent where it is, in the tail.
+            if self.make_tail(id.index() + 1, true) {
+                self.reserved.unhold();
+                self.release(id);
+            } else {
+                let start = self.slots.len();
+                self.reserved.tail_mut().spend(start, id.index());
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The id the next insert issues, its reservations settled and, when it
+    /// takes a fresh index, the reserved tail's slot words made: after an
+    /// `Ok`, the next insert succeeds with this id if nothing else runs
+    /// first. What `insert_with_id` asks before calling its closure.
+    pub(crate) fn prepare_insert(&mut self) -> Result<I, IssueError> {
+        self.settle_reservations();
+        if let Some(Position::Fresh(_)) = self.plan().position(0) {
+            let end = self.tail_end();
+            if !self.make_tail(end, false) {
+                return Err(self.tail_out_of_memory());
+            }
+        }
+        self.next_id()
     }
 }
 
@@ -1252,7 +1509,7 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// [`reserve_id`](IdTable::reserve_id), or [`TableFull`] when no id can
+    /// [`reserve_id`](IdTable::reserve_id), or [`IssueError`] when no id can
     /// be issued.
     ///
     /// ```
@@ -1265,12 +1522,12 @@ impl<I: Id> IdTable<I> {
     /// assert!(table.try_reserve_id().is_err());
     /// ```
     #[inline]
-    pub fn try_reserve_id(&self) -> Result<I, TableFull> {
+    pub fn try_reserve_id(&self) -> Result<I, IssueError> {
         let plan = self.plan();
         let k = self
             .reserved
             .claim(1, plan.total())
-            .ok_or_else(TableFull::new::<I>)?;
+            .map_err(|_| self.full())?;
         match plan.position(k) {
             Some(Position::Fresh(index)) => Ok(Self::make_id(index, 1)),
             _ => Ok(self.claimed_queued_id()),
@@ -1283,6 +1540,21 @@ impl<I: Id> IdTable<I> {
     #[inline(never)]
     fn claimed_queued_id(&self) -> I {
         self.queued_id(self.take_queued(1))
+    }
+
+    /// Why a batch of `n` ids was refused, `available` ids being left.
+    #[cold]
+    fn batch_refused(&self, n: usize, available: usize) -> IssueError {
+        if available == 0 {
+            self.full()
+        } else {
+            IssueError::new::<I>(
+                IssueErrorKind::BatchTooLarge,
+                Self::SLOT_LIMIT,
+                n,
+                available,
+            )
+        }
     }
 
     /// Reserves `n` ids at once (one claim for the batch), as
@@ -1311,7 +1583,7 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// [`reserve_ids`](IdTable::reserve_ids), or [`TableFull`] (with
+    /// [`reserve_ids`](IdTable::reserve_ids), or [`IssueError`] (with
     /// nothing reserved) when fewer than `n` ids can be issued.
     ///
     /// ```
@@ -1322,12 +1594,12 @@ impl<I: Id> IdTable<I> {
     /// assert_eq!(table.reserved_len(), 0);
     /// assert_eq!(table.try_reserve_ids(3).unwrap().count(), 3);
     /// ```
-    pub fn try_reserve_ids(&self, n: usize) -> Result<ReservedIds<'_, I>, TableFull> {
+    pub fn try_reserve_ids(&self, n: usize) -> Result<ReservedIds<'_, I>, IssueError> {
         let plan = self.plan();
         let first = self
             .reserved
             .claim(n, plan.total())
-            .ok_or_else(TableFull::new::<I>)?;
+            .map_err(|seen| self.batch_refused(n, plan.total().saturating_sub(seen)))?;
         let end = first + n;
         let queued = plan.split(end).0 - plan.split(first).0;
         let head = if queued > 0 {
@@ -1369,7 +1641,7 @@ impl<I: Id> IdTable<I> {
         let slots = self.slots.len();
         let len = self.ids.len();
         assert!(
-            slots <= Self::SLOT_LIMIT,
+            self.tail_end() <= Self::SLOT_LIMIT,
             "more slots than the layout has indices"
         );
         assert!(len <= slots, "more live ids than slots");
@@ -1380,11 +1652,11 @@ impl<I: Id> IdTable<I> {
         for (s, &word) in self.slots.iter().enumerate() {
             let generation = Self::generation_of(word);
             let dense = Self::dense_of(word);
-            let marked = self.reserved.is_marked(s);
+            let marked = dense == Self::RESERVED;
             if dense < len as u64 {
                 occupied += 1;
                 assert!(generation >= 1, "live slot {s} has generation 0");
-                assert!(!queued[s] && !marked, "live slot {s} is queued or reserved");
+                assert!(!queued[s], "live slot {s} is queued");
                 let d = dense as usize;
                 let id = self.ids[d];
                 assert_eq!(id.index(), s, "slot {s} and ids[{d}] disagree on the index");
@@ -1404,7 +1676,6 @@ impl<I: Id> IdTable<I> {
                     "queued slot {s} has generation 0 but the policy does not wrap"
                 );
             } else if marked {
-                assert_eq!(dense, Self::MASK, "reserved slot {s} holds a link");
                 assert!(generation >= 1, "reserved slot {s} has generation 0");
                 reserved += 1;
             } else {
@@ -1420,10 +1691,8 @@ impl<I: Id> IdTable<I> {
             }
         }
         assert_eq!(occupied, len, "occupied slots != live ids");
-        // The reservations' own count is of every mark: equal, no slot
-        // past the end is marked.
-        self.reserved.check();
-        assert_eq!(reserved, self.reserved.count(), "reserved slots miscounted");
+        assert_eq!(reserved, self.reserved.held(), "reserved slots miscounted");
+        self.reserved.tail().check(slots);
     }
 }
 
@@ -1606,7 +1875,7 @@ mod tests {
         let err = t.try_insert().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "id table full: all 3 slots of the Id2_30 layout are live or retired"
+            "id table full: all 3 slots of the Id2_30 layout are live, reserved or retired"
         );
         assert!(t.next_id().is_err());
         t.check_invariants();

@@ -8,9 +8,10 @@
 //! * **At most [`FreeQueue::IN_SLOTS`] slots** (half the layout's indices:
 //!   2^31 - 1 for `Id32_32`, 32,767 for `Id16_16`): each queued slot but the
 //!   last holds the link to the next one in its dense field, written as
-//!   `MASK - 1 - next`, at least the slot count, so never a live dense
-//!   index. The last queued slot holds `MASK`, like every other vacant slot.
-//!   The queue then costs no memory beyond the slots.
+//!   `MASK - 2 - next`, at least the slot count, so never a live dense
+//!   index, and below `MASK - 1`, the dense field of a reserved slot
+//!   (`table/reserve.rs`). The last queued slot holds `MASK`, like every
+//!   other vacant slot. The queue then costs no memory beyond the slots.
 //! * **More slots**: that encoding could collide with a live dense index, so
 //!   every queued slot holds `MASK` and the links live in `side`, one word
 //!   per slot, made when the table crosses the line (in
@@ -120,7 +121,7 @@ impl<I: Id> FreeQueue<I> {
             self.head = s;
         } else if Self::links_in_slots(slots.len()) {
             let tail = &mut slots[self.tail];
-            let word = tail.to_u64() & !Self::MASK | (Self::MASK - 1 - s as u64);
+            let word = tail.to_u64() & !Self::MASK | (Self::MASK - 2 - s as u64);
             *tail = I::Bits::from_u64_truncating(word);
         } else {
             self.link_on_side(s);
@@ -153,10 +154,16 @@ impl<I: Id> FreeQueue<I> {
     #[inline(always)]
     pub(super) fn after(&self, slots: &[I::Bits], s: usize) -> usize {
         if Self::links_in_slots(slots.len()) {
-            ((Self::MASK - 1).wrapping_sub(slots[s].to_u64()) & Self::MASK) as usize
+            Self::link_in(slots[s])
         } else {
             self.after_on_side(s)
         }
+    }
+
+    /// The slot a queued slot's word links to, below the line.
+    #[inline(always)]
+    fn link_in(word: I::Bits) -> usize {
+        ((Self::MASK - 2).wrapping_sub(word.to_u64()) & Self::MASK) as usize
     }
 
     #[cold]
@@ -180,9 +187,10 @@ impl<I: Id> FreeQueue<I> {
     }
 
     /// Keeps the links right after slots were appended (each vacant with
-    /// `MASK`, or live): moves them out of the slots when the table passes
-    /// [`IN_SLOTS`](Self::IN_SLOTS), and afterwards keeps one side link per
-    /// slot. A no-op below the line.
+    /// `MASK`, reserved, or live): moves them out of the slots when the
+    /// table passes [`IN_SLOTS`](Self::IN_SLOTS), and afterwards keeps one
+    /// side link per slot. A no-op below the line. Allocates only what
+    /// [`try_reserve_for`](Self::try_reserve_for) would have reserved.
     #[cold]
     #[inline(never)]
     pub(super) fn slots_grew(&mut self, slots: &mut [I::Bits]) {
@@ -194,19 +202,34 @@ impl<I: Id> FreeQueue<I> {
                 .resize(slots.len(), I::Bits::from_u64_truncating(0));
             return;
         }
-        // Crossing the line: read the links from the slots (as they were,
-        // below it), then clear them.
-        let below = slots.len().min(Self::IN_SLOTS);
-        let mut side = Vec::with_capacity(slots.len());
+        // Crossing the line: each link moves from its slot (as it was,
+        // below the line) to the side, read before the slot is cleared.
+        // The side's room, if reserved, is in `self.side` already.
+        let mut side = core::mem::take(&mut self.side);
         side.resize(slots.len(), I::Bits::from_u64_truncating(0));
-        let queued: Vec<usize> = self.iter(&slots[..below]).collect();
-        for pair in queued.windows(2) {
-            side[pair[0]] = I::Bits::from_u64_truncating(pair[1] as u64);
-        }
-        for &s in &queued {
-            slots[s] = I::Bits::from_u64_truncating(slots[s].to_u64() | Self::MASK);
+        let mut s = self.head;
+        for i in 0..self.len {
+            let word = slots[s].to_u64();
+            slots[s] = I::Bits::from_u64_truncating(word | Self::MASK);
+            if i + 1 < self.len {
+                let next = Self::link_in(I::Bits::from_u64_truncating(word));
+                side[s] = I::Bits::from_u64_truncating(next as u64);
+                s = next;
+            }
         }
         self.side = side;
+    }
+
+    /// Room for the side links of a table of `slot_count` slots, so that
+    /// [`slots_grew`](Self::slots_grew) to that many allocates nothing;
+    /// `false` (and nothing changes) if it cannot be had.
+    pub(super) fn try_reserve_for(&mut self, slot_count: usize) -> bool {
+        if Self::links_in_slots(slot_count) {
+            return true;
+        }
+        self.side
+            .try_reserve_exact(slot_count.saturating_sub(self.side.len()))
+            .is_ok()
     }
 
     /// Room for `additional` more slots' side links, when they are kept.

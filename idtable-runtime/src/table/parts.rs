@@ -10,13 +10,15 @@ use crate::marks::Marks;
 
 /// The state of an [`IdTable`] as plain numbers: what a save file holds.
 ///
-/// Three lists describe a table completely:
+/// Three lists and a number describe a table completely:
 ///
 /// * `slots[s]` is the generation of slot `s`: the generation of its live
 ///   id, or of the last id it issued while it is free or retired;
 /// * `dense[d]` is the slot of the live id at dense index `d`, so that id is
 ///   `(dense[d], slots[dense[d]])`;
-/// * `free` lists the freed slots waiting for reuse, oldest first.
+/// * `free` lists the freed slots waiting for reuse, oldest first;
+/// * `spent_tail` counts the indices past `slots` whose first id was
+///   reserved and never filled (usually 0; see the field).
 ///
 /// The configuration ([`TableConfig`]) is not part of it: it belongs to the
 /// allocator's type and is given back to [`IdTable::from_parts`].
@@ -32,7 +34,7 @@ use crate::marks::Marks;
 /// table.remove(a);
 ///
 /// let parts = table.to_parts();
-/// assert_eq!(parts, IdTableParts { slots: vec![1, 1], dense: vec![1], free: vec![0] });
+/// assert_eq!(parts, IdTableParts { slots: vec![1, 1], dense: vec![1], free: vec![0], spent_tail: 0 });
 ///
 /// let loaded = IdTable::<Id24_8>::from_parts(&parts, TableConfig::default()).unwrap();
 /// assert_eq!(loaded.ids(), &[b]);
@@ -42,19 +44,38 @@ use crate::marks::Marks;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Deserialize),
     serde(rename = "IdTable", deny_unknown_fields)
 )]
 pub struct IdTableParts {
     /// The generation of every slot ever issued (live, free or retired).
-    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::table::serde::u64_list::deserialize")
+    )]
     pub slots: Vec<u64>,
     /// The slot of each live id, in dense order.
-    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::table::serde::u64_list::deserialize")
+    )]
     pub dense: Vec<u64>,
     /// The freed slots waiting for reuse, oldest first.
-    #[cfg_attr(feature = "serde", serde(with = "crate::table::serde::u64_list"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::table::serde::u64_list::deserialize")
+    )]
     pub free: Vec<u64>,
+    /// How many indices past `slots` were reserved (their id of generation
+    /// 1 issued) and never filled. Like every reservation a save holds,
+    /// they are spent: the loaded table never issues those ids, and queues
+    /// the indices' slots, with generation 1, after `free` (in index order)
+    /// when it first needs a fresh index past them. A batch of reservations
+    /// is kept as this one number however large it is, so a save holds
+    /// reservations in space that does not grow with their count. In
+    /// human-readable formats the field is left out while it is 0.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub spent_tail: u64,
 }
 
 /// Why [`IdTable::from_parts`] (or a derived allocator's `Deserialize`)
@@ -65,7 +86,7 @@ pub struct IdTableParts {
 /// use idtable::{Id24_8, IdTable, IdTableParts, PartsError, TableConfig};
 ///
 /// // Slot 0 is live twice.
-/// let parts = IdTableParts { slots: vec![1], dense: vec![0, 0], free: vec![] };
+/// let parts = IdTableParts { slots: vec![1], dense: vec![0, 0], free: vec![], spent_tail: 0 };
 /// let err = IdTable::<Id24_8>::from_parts(&parts, TableConfig::default()).unwrap_err();
 /// assert_eq!(err, PartsError::DuplicateSlot { slot: 0 });
 /// assert_eq!(err.to_string(), "slot 0 is listed twice in `dense` and `free`");
@@ -223,22 +244,32 @@ impl<I: Id> IdTable<I> {
             slots: self.slot_generations().collect(),
             dense: self.ids.iter().map(|id| id.index() as u64).collect(),
             free: self.free_slots().collect(),
+            spent_tail: self.reserved.tail().len() as u64,
         }
     }
 
     /// [`to_parts`](IdTable::to_parts) of a table holding reservations: a
-    /// reserved id is spent, not saved as a reservation. Its slot is saved
-    /// with the reserved id's generation and queued after the free slots
-    /// (retired if that generation is the last under
-    /// [`OnExhausted::Retire`]), so the table loaded from the parts never
-    /// issues it.
+    /// reserved id is spent, not saved as a reservation. A reservation held
+    /// in a slot word is saved with the reserved id's generation and queued
+    /// after the free slots (retired if that generation is the last under
+    /// [`OnExhausted::Retire`]); the reserved tail, with the fresh indices
+    /// of claims still pending, is saved as its length
+    /// ([`IdTableParts::spent_tail`]). The table loaded from the parts
+    /// never issues them.
     #[cold]
     fn parts_with_reservations(&self) -> IdTableParts {
         let mut slots: Vec<u64> = self.slot_generations().collect();
         // Claims not settled yet take the queue's first slots and the
-        // fresh indices after the last slot, as settling them would.
+        // fresh indices after the tail, as settling them would.
         let (pending_queued, pending_fresh) = self.plan().split(self.reserved.claims());
-        let mut spent: Vec<u64> = self.reserved.marked().map(|s| s as u64).collect();
+        let mut spent: Vec<u64> = Vec::new();
+        if self.reserved.held() > 0 {
+            spent.extend(
+                (0..self.slots.len())
+                    .filter(|&s| self.holds_reserved_word(s))
+                    .map(|s| s as u64),
+            );
+        }
         let mut free = Vec::new();
         for (i, s) in self.free.iter(&self.slots).enumerate() {
             if i < pending_queued {
@@ -247,10 +278,6 @@ impl<I: Id> IdTable<I> {
             } else {
                 free.push(s as u64);
             }
-        }
-        for _ in 0..pending_fresh {
-            spent.push(slots.len() as u64);
-            slots.push(1);
         }
         let retire = self.config.on_exhausted == OnExhausted::Retire;
         free.extend(
@@ -262,6 +289,7 @@ impl<I: Id> IdTable<I> {
             slots,
             dense: self.ids.iter().map(|id| id.index() as u64).collect(),
             free,
+            spent_tail: (self.reserved.tail().len() + pending_fresh) as u64,
         }
     }
 
@@ -279,6 +307,7 @@ impl<I: Id> IdTable<I> {
         }
         self.slot_generations().eq(other.slot_generations())
             && self.free_slots().eq(other.free_slots())
+            && self.reserved.tail().len() == other.reserved.tail().len()
     }
 
     /// The generation of each slot, in slot order (`IdTableParts::slots`).
@@ -309,23 +338,29 @@ impl<I: Id> IdTable<I> {
     /// use idtable::{Id, Id32, IdTable, IdTableParts, PartsError, TableConfig};
     ///
     /// // Id32<30> has 2 generation bits: generation 3 is its last.
-    /// let parts = IdTableParts { slots: vec![3], dense: vec![], free: vec![0] };
+    /// let parts = IdTableParts { slots: vec![3], dense: vec![], free: vec![0], spent_tail: 0 };
     /// let err = IdTable::<Id32<30>>::from_parts(&parts, TableConfig::default()).unwrap_err();
     /// assert_eq!(err, PartsError::WouldResurrect { slot: 0 });
     ///
     /// // Retired instead of queued, it is fine.
-    /// let parts = IdTableParts { slots: vec![3], dense: vec![], free: vec![] };
+    /// let parts = IdTableParts { slots: vec![3], dense: vec![], free: vec![], spent_tail: 0 };
     /// let table = IdTable::<Id32<30>>::from_parts(&parts, TableConfig::default()).unwrap();
     /// assert_eq!(table.next_id().unwrap().index(), 1);
     /// ```
     pub fn from_parts(parts: &IdTableParts, config: TableConfig) -> Result<Self, PartsError> {
         let slot_count = parts.slots.len();
-        let max = I::MAX_INDEX.saturating_add(1);
-        if slot_count > max {
-            return Err(PartsError::TooManySlots {
-                slots: slot_count,
-                max,
-            });
+        let max = Self::SLOT_LIMIT;
+        let with_tail = usize::try_from(parts.spent_tail)
+            .ok()
+            .and_then(|tail| slot_count.checked_add(tail));
+        match with_tail {
+            Some(slots) if slots <= max => {}
+            _ => {
+                return Err(PartsError::TooManySlots {
+                    slots: with_tail.unwrap_or(usize::MAX),
+                    max,
+                })
+            }
         }
         let max_generation = I::MAX_GENERATION.to_u64();
         // `generation - 1` wraps 0 past every valid value: one comparison,
@@ -413,7 +448,8 @@ impl<I: Id> IdTable<I> {
                 }
             }
         }
-        Ok(IdTable::from_checked(slots, ids, &parts.free, config))
+        let tail = parts.spent_tail as usize; // checked above
+        Ok(IdTable::from_checked(slots, ids, &parts.free, tail, config))
     }
 }
 
@@ -428,6 +464,7 @@ mod tests {
             slots: slots.to_vec(),
             dense: dense.to_vec(),
             free: free.to_vec(),
+            spent_tail: 0,
         }
     }
 

@@ -27,23 +27,31 @@
 //! reads or changes the free queue or the slot count (an insert, a removal,
 //! a fill, a release, a clear) settles them first, out of line, so the
 //! sequence the claims were made on is still the table's when they are
-//! settled: the claimed queued slots leave the queue with their reserved
-//! id's generation, the claimed fresh indices become slots, and each such
-//! slot is marked and counted here. A reserved slot's word holds the
-//! reserved id's generation and the vacant dense field, so the id resolves
-//! to nothing until it is filled; an ordinary insert never sees the slot
-//! again (it is in no queue and below the slot count). Lookups never look
-//! at reservations. Releasing a reservation, or clearing the table, hands
-//! its slot back to the queue with the reserved generation spent, so a
-//! reserved id is never issued twice.
+//! settled. Settling allocates nothing and cannot fail, whatever the number
+//! of claims: the claimed queued slots leave the queue, each word holding
+//! its reserved id's generation and the dense field `RESERVED` (`MASK - 1`:
+//! vacant, and no link of the free queue, see `table/free.rs`), which is the
+//! reservation's mark; the claimed fresh indices join the [`Tail`]
+//! (`table/tail.rs`), only counted. A tail index gets its slot word when a
+//! fill of it or an insert of the fresh index after the tail needs it
+//! ("making the tail"), which may fail for want of memory: the fill or the
+//! insert then refuses, changing nothing. A reservation resolves to nothing
+//! until it is filled (its slot is vacant, or past the slots); an ordinary
+//! insert never sees it again (it is in no queue, and below the tail's
+//! end). Lookups never look at reservations. Releasing a reservation, or
+//! clearing the table, spends its id: a slot word goes back to the queue
+//! with the reserved generation spent, a tail index is marked spent and
+//! joins the queue when its word is made, so a reserved id is never issued
+//! twice.
 //!
 //! Invariants: `claims` is 0 whenever an exclusive path other than the
 //! settling itself runs; `cursor` is [`UNSET`] while no queued slot is
-//! claimed; `count` is the number of marked slots.
+//! claimed; `held` is the number of slot words marked `RESERVED` (below the
+//! live length's reach: a table whose every index is live has none).
 
+use super::tail::Tail;
 use super::IdTable;
 use crate::id::Id;
-use crate::marks::Marks;
 use crate::sync::{const_fn, AtomicUsize, Ordering};
 
 /// The reservation cursor while no queued slot has been claimed since the
@@ -138,17 +146,17 @@ impl Plan {
 }
 
 /// The reservations of one table: the claims pending since the last
-/// exclusive access, and the settled reservations' slots.
+/// exclusive access, and the settled reservations.
 pub(super) struct Reservations {
     /// Positions of the [`Plan`] claimed since the last exclusive access.
     claims: OwnLine<AtomicUsize>,
     /// The queue's front as claims left it, or [`UNSET`] while they took no
     /// queued slot (then it is the queue's own front).
     cursor: AtomicUsize,
-    /// The slots holding a settled reservation.
-    marks: Marks,
-    /// How many slots are marked.
-    count: usize,
+    /// How many slot words hold a settled reservation (`RESERVED`).
+    held: usize,
+    /// The settled reservations of fresh indices past the slot words.
+    tail: Tail,
 }
 
 /// A value alone in its cache line (assumed 64 bytes): `claims` is the one
@@ -162,8 +170,8 @@ impl Clone for Reservations {
         Reservations {
             claims: OwnLine(AtomicUsize::new(self.claims.0.load(Ordering::Relaxed))),
             cursor: AtomicUsize::new(self.cursor.load(Ordering::Relaxed)),
-            marks: self.marks.clone(),
-            count: self.count,
+            held: self.held,
+            tail: self.tail.clone(),
         }
     }
 }
@@ -174,10 +182,18 @@ impl Reservations {
             Reservations {
                 claims: OwnLine(AtomicUsize::new(0)),
                 cursor: AtomicUsize::new(UNSET),
-                marks: Marks::new(),
-                count: 0,
+                held: 0,
+                tail: Tail::new(),
             }
         }
+    }
+
+    /// Reservations of a loaded table: none waiting, and a tail of `spent`
+    /// spent indices past its `slot_count` slots.
+    pub(super) fn loaded(slot_count: usize, spent: usize) -> Self {
+        let mut r = Self::new();
+        r.tail = Tail::all_spent(slot_count, spent);
+        r
     }
 
     /// Positions claimed since the last exclusive access, as a shared
@@ -191,6 +207,13 @@ impl Reservations {
     #[inline(always)]
     pub(super) fn pending(&mut self) -> bool {
         *self.claims.0.get_mut() != 0
+    }
+
+    /// Whether nothing is pending and the tail is empty: the next fresh
+    /// index is the slot count, and an insert needs nothing settled.
+    #[inline(always)]
+    pub(super) fn calm(&mut self) -> bool {
+        (*self.claims.0.get_mut() | self.tail.len()) == 0
     }
 
     /// Ends the pending claims for settling: returns how many there were.
@@ -216,78 +239,51 @@ impl Reservations {
         *self.claims.0.get_mut() = 0;
     }
 
-    /// Room to mark slots below `slot_count`; `false` (and nothing
-    /// changes) if it cannot be had.
+    /// Counts `n` more slot words holding a reservation.
     #[inline]
-    pub(super) fn try_reserve_marks(&mut self, slot_count: usize) -> bool {
-        self.marks.try_reserve_len(slot_count)
+    pub(super) fn hold(&mut self, n: usize) {
+        self.held += n;
     }
 
-    /// Marks slot `s` as holding a settled reservation.
+    /// Counts one slot word less holding a reservation (filled or
+    /// released).
     #[inline]
-    pub(super) fn mark(&mut self, s: usize) {
-        if self.marks.insert(s) {
-            self.count += 1;
-        }
+    pub(super) fn unhold(&mut self) {
+        self.held -= 1;
     }
 
-    /// Marks every slot of `range` (fresh slots, none marked yet).
+    /// Number of slot words holding a reservation.
     #[inline]
-    pub(super) fn mark_range(&mut self, range: core::ops::Range<usize>) {
-        self.count += range.len();
-        self.marks.insert_range(range);
+    pub(super) fn held(&self) -> usize {
+        self.held
     }
 
-    /// Unmarks slot `s`; `false` if it held no reservation.
-    #[inline]
-    pub(super) fn unmark(&mut self, s: usize) -> bool {
-        let was = self.marks.remove(s);
-        self.count -= usize::from(was);
-        was
+    /// The tail of reserved fresh indices.
+    #[inline(always)]
+    pub(super) fn tail(&self) -> &Tail {
+        &self.tail
     }
 
-    /// Whether slot `s` holds a settled reservation.
+    /// The tail, to settle, spend or take from.
     #[inline]
-    pub(super) fn is_marked(&self, s: usize) -> bool {
-        self.marks.contains(s)
+    pub(super) fn tail_mut(&mut self) -> &mut Tail {
+        &mut self.tail
     }
 
     /// Number of settled reservations.
     #[inline]
     pub(super) fn count(&self) -> usize {
-        self.count
-    }
-
-    /// Unmarks every slot, returning the marks.
-    #[inline]
-    pub(super) fn take_marks(&mut self) -> Marks {
-        self.count = 0;
-        core::mem::take(&mut self.marks)
-    }
-
-    /// The marked slots, ascending.
-    #[inline]
-    pub(super) fn marked(&self) -> impl Iterator<Item = usize> + '_ {
-        self.marks.iter()
-    }
-
-    /// Checks that `count` counts the marks.
-    ///
-    /// # Panics
-    ///
-    /// If it does not.
-    #[inline]
-    pub(super) fn check(&self) {
-        assert_eq!(self.marks.count(), self.count, "reservations miscounted");
+        self.held + self.tail.reserved()
     }
 }
 
 #[cfg(target_has_atomic = "ptr")]
 impl Reservations {
-    /// Claims the next `n` of `total` positions with one atomic step, or
-    /// nothing if fewer than `n` remain: the first position claimed.
+    /// Claims the next `n` of `total` positions with one atomic step: the
+    /// first position claimed, or, claiming nothing if fewer than `n`
+    /// remain, the positions claimed already as last seen.
     #[inline]
-    pub(super) fn claim(&self, n: usize, total: usize) -> Option<usize> {
+    pub(super) fn claim(&self, n: usize, total: usize) -> Result<usize, usize> {
         let claims = &self.claims.0;
         if n == 1 {
             // One position needs no compare-and-swap: a claim past the end
@@ -296,15 +292,13 @@ impl Reservations {
             let k = claims.fetch_add(1, Ordering::Relaxed);
             if k >= total {
                 claims.store(total, Ordering::Relaxed);
-                return None;
+                return Err(total);
             }
-            Some(k)
+            Ok(k)
         } else {
-            claims
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
-                    k.checked_add(n).filter(|&end| end <= total)
-                })
-                .ok()
+            claims.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                k.checked_add(n).filter(|&end| end <= total)
+            })
         }
     }
 
@@ -411,6 +405,16 @@ impl<I: Id> Iterator for ReservedIds<'_, I> {
 #[cfg(target_has_atomic = "ptr")]
 impl<I: Id> ExactSizeIterator for ReservedIds<'_, I> {}
 
+/// Shows how many ids the batch has left to yield.
+#[cfg(target_has_atomic = "ptr")]
+impl<I: Id> core::fmt::Debug for ReservedIds<'_, I> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReservedIds")
+            .field("left", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(target_has_atomic = "ptr")]
 impl<I: Id> core::iter::FusedIterator for ReservedIds<'_, I> {}
 
@@ -494,8 +498,9 @@ mod tests {
         }
     }
 
-    /// A batch of fresh reservations settled at once marks its slots a
-    /// word at a time: every one fills once, whatever word it falls in.
+    /// A batch of fresh reservations settled at once (into the tail), some
+    /// released (given slot words and queued), the rest filled from the
+    /// last: every one fills once.
     #[test]
     fn a_settled_batch_fills_each_id_once() {
         let mut t = IdTable::<Id32_32>::new();

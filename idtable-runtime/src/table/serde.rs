@@ -163,14 +163,6 @@ pub(crate) mod u64_list {
     }
 
     /// For `#[serde(with = ...)]` on a `Vec<u64>` list.
-    pub(crate) fn serialize<S: Serializer>(
-        values: &[u64],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serialize_iter(|| values.iter().copied(), serializer)
-    }
-
-    /// For `#[serde(with = ...)]` on a `Vec<u64>` list.
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Vec<u64>, D::Error> {
@@ -233,13 +225,44 @@ impl<I: Id> Serialize for IdTable<I> {
             // loaded table never issues them.
             return self.to_parts().serialize(serializer);
         }
-        let mut st = serializer.serialize_struct("IdTable", 3)?;
+        // With no reservation waiting, the tail is all spent.
+        let spent_tail = (self.slot_count() - self.slots.len()) as u64;
+        let n = field_count(serializer.is_human_readable(), spent_tail);
+        let mut st = serializer.serialize_struct("IdTable", n)?;
         st.serialize_field("slots", &ListOf(|| self.slot_generations()))?;
         st.serialize_field(
             "dense",
             &ListOf(|| self.ids().iter().map(|id| id.index() as u64)),
         )?;
         st.serialize_field("free", &ListOf(|| self.free_slots()))?;
+        if n == 4 {
+            st.serialize_field("spent_tail", &spent_tail)?;
+        }
+        st.end()
+    }
+}
+
+/// How many fields a saved table writes: `spent_tail` is left out of
+/// human-readable formats while it is 0 (a load reads it as 0 then), and
+/// always written in binary ones, whose structs carry no field names.
+fn field_count(human_readable: bool, spent_tail: u64) -> usize {
+    if human_readable && spent_tail == 0 {
+        3
+    } else {
+        4
+    }
+}
+
+impl Serialize for IdTableParts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let n = field_count(serializer.is_human_readable(), self.spent_tail);
+        let mut st = serializer.serialize_struct("IdTable", n)?;
+        st.serialize_field("slots", &ListOf(|| self.slots.iter().copied()))?;
+        st.serialize_field("dense", &ListOf(|| self.dense.iter().copied()))?;
+        st.serialize_field("free", &ListOf(|| self.free.iter().copied()))?;
+        if n == 4 {
+            st.serialize_field("spent_tail", &self.spent_tail)?;
+        }
         st.end()
     }
 }
@@ -356,15 +379,33 @@ mod tests {
             slots: vec![1, 2, 300],
             dense: vec![2, 0],
             free: vec![1],
+            spent_tail: 0,
         };
         let json = serde_json::to_string(&parts).unwrap();
         assert_eq!(json, r#"{"slots":[1,2,300],"dense":[2,0],"free":[1]}"#);
         assert_eq!(serde_json::from_str::<IdTableParts>(&json).unwrap(), parts);
         let bytes = postcard::to_allocvec(&parts).unwrap();
         // Each list after its length in bytes: slots 2 bytes wide (300 needs
-        // two), dense and free 1 byte wide.
-        assert_eq!(bytes, [7, 2, 1, 0, 2, 0, 0x2c, 0x01, 3, 1, 2, 0, 2, 1, 1]);
+        // two), dense and free 1 byte wide; then `spent_tail`, a varint.
+        assert_eq!(
+            bytes,
+            [7, 2, 1, 0, 2, 0, 0x2c, 0x01, 3, 1, 2, 0, 2, 1, 1, 0]
+        );
         assert_eq!(postcard::from_bytes::<IdTableParts>(&bytes).unwrap(), parts);
+        // A spent tail is one number, in JSON too once it is not 0.
+        let tail = IdTableParts {
+            spent_tail: 1 << 40,
+            ..parts.clone()
+        };
+        let json = serde_json::to_string(&tail).unwrap();
+        assert_eq!(
+            json,
+            r#"{"slots":[1,2,300],"dense":[2,0],"free":[1],"spent_tail":1099511627776}"#
+        );
+        assert_eq!(serde_json::from_str::<IdTableParts>(&json).unwrap(), tail);
+        let bytes = postcard::to_allocvec(&tail).unwrap();
+        assert_eq!(bytes.len(), 15 + 6);
+        assert_eq!(postcard::from_bytes::<IdTableParts>(&bytes).unwrap(), tail);
         // A table saves the same bytes as its parts.
         let mut t = IdTable::<Id24_8>::new();
         let (a, _) = t.insert();
