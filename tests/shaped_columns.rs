@@ -557,6 +557,63 @@ mod saved {
     }
 }
 
+/// A nested generic struct and nothing else that names `T`: its type
+/// argument need not be `'static` (the views ask it to outlive their
+/// borrow only).
+#[derive(SoaAllocator, Clone, Debug, PartialEq)]
+pub struct Labels<T> {
+    #[soa(nested)]
+    pub tags: Pair<T>,
+}
+
+/// `Labels<&'t str>` for some text `'t` that is not `'static`.
+fn labels(text: &str) -> LabelsAllocator<&str> {
+    let mut a = LabelsAllocator::new();
+    for (i, word) in text.split(' ').enumerate() {
+        a.insert(Labels {
+            tags: Pair {
+                a: word,
+                b: &text[i..],
+            },
+        });
+    }
+    a
+}
+
+#[test]
+fn nested_generic_of_a_borrowed_type() {
+    let text = String::from("one two three");
+    let mut a = labels(&text);
+    let ids = a.ids().to_vec();
+    let row: LabelsRef<'_, &str> = a.get(ids[1]).unwrap();
+    assert_eq!((*row.tags.a, *row.tags.b), ("two", "ne two three"));
+    assert_eq!(
+        row.to_owned().tags,
+        Pair {
+            a: "two",
+            b: "ne two three"
+        }
+    );
+    assert_eq!(a.columns().tags.a, ["one", "two", "three"]);
+    a.columns_mut().for_each(|r| *r.tags.b = *r.tags.a);
+    let mut words: SoaMap<LabelsId<&str>, Pair<&str>> = SoaMap::new();
+    words.insert(
+        ids[2],
+        Pair {
+            a: &text[..3],
+            b: "",
+        },
+    );
+    assert_eq!(words.get(ids[2]).map(|p| *p.a), Some("one"));
+    assert_eq!(
+        a.remove(ids[0]),
+        Some(Labels {
+            tags: Pair { a: "one", b: "one" }
+        })
+    );
+    assert_eq!(format!("{a:?}").matches("three").count(), 2);
+}
+
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::*;

@@ -94,6 +94,28 @@ impl Ctx<'_> {
         g
     }
 
+    /// `V: 'lt,` for each nested field type `V` that names a parameter of
+    /// the struct: what a view declaration needs to hold the nested type's
+    /// own view, `<V as Record>::Ref<'lt>` (whose `where Self: 'lt` the
+    /// compiler does not infer from a field, as it does `T: 'lt` from a
+    /// `&'lt T`). The impls of a view take it from its type: it is written
+    /// on the declaration only. Spanned on the field's type.
+    pub fn nested_outlives(&self) -> TokenStream {
+        let lt = &self.names.lifetime;
+        let tys = self
+            .input
+            .fields
+            .iter()
+            .filter(|f| matches!(f.shape, Shape::Nested))
+            .filter(|f| valid::names_parameter(self.input, f.ty))
+            .map(|f| f.ty);
+        let mut out = TokenStream::new();
+        for ty in distinct(tys) {
+            out.extend(quote_spanned!(ty.span()=> #ty: #lt,));
+        }
+        out
+    }
+
     /// `View<'lt, ..struct's generic arguments>`, e.g. `FooRef<'_, T>`.
     pub fn view_ty(&self, view: &syn::Ident, lifetime: &TokenStream) -> TokenStream {
         let args = self.input.generics.params.iter().map(|p| match p {

@@ -173,12 +173,18 @@ fn view_type(ctx: &Ctx, view: &View, struct_ident: &Ident) -> TokenStream {
         }
     });
     let user_attrs = ctx.user_attrs(view.kind.role());
+    let outlives = ctx.nested_outlives();
+    let where_decl = if outlives.is_empty() {
+        quote!(#where_clause)
+    } else {
+        ctx.where_with(&outlives)
+    };
     quote! {
         #[doc = #doc]
         #user_attrs
         // A view whose field the user never reads is not dead user code.
         #[allow(dead_code)]
-        #vis struct #name #impl_generics #where_clause {
+        #vis struct #name #impl_generics #where_decl {
             #(#fields,)*
             #rows
         }
