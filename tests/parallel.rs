@@ -281,6 +281,44 @@ fn generic_struct_with_lifetime_type_and_const_parameters() {
         .all(|(&n, s)| n == s.len()));
 }
 
+/// Split arrays of a type parameter: the parallel iterators ask their
+/// element for `Sync` or `Send`, and nothing of the struct.
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+struct Samples<T> {
+    #[soa(split)]
+    pair: [T; 2],
+    weight: u8,
+}
+
+fn parallel_pair_total<T: Sync + Copy + Into<u64>>(a: &SamplesAllocator<T>) -> u64 {
+    a.par_iter()
+        .map(|(_, s)| (*s.pair[0]).into() + (*s.pair[1]).into())
+        .sum()
+}
+
+fn parallel_swap<T: Send>(a: &mut SamplesAllocator<T>) {
+    a.par_iter_mut().for_each(|(_, s)| {
+        let [first, second] = s.pair;
+        std::mem::swap(first, second);
+    });
+}
+
+#[test]
+fn split_array_of_a_type_parameter() {
+    let mut a = SamplesAllocator::<u32>::new();
+    for i in 0..N {
+        a.insert(Samples {
+            pair: [i, 1],
+            weight: 0,
+        });
+    }
+    let n = u64::from(N);
+    assert_eq!(parallel_pair_total(&a), n * (n - 1) / 2 + n);
+    parallel_swap(&mut a);
+    assert!(a.columns().pair[0].iter().all(|&v| v == 1));
+    assert_eq!(a.columns().pair[1], (0..N).collect::<Vec<u32>>());
+}
+
 /// A lifetime named like the one the derive would use for its views.
 #[derive(SoaAllocator)]
 struct Named<'a, K> {

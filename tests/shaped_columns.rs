@@ -634,6 +634,17 @@ mod parallel {
         let sum: f32 = a.par_iter().map(|(_, r)| *r.vel[1]).sum();
         assert_eq!(sum, 5000.0);
     }
+
+    #[test]
+    fn nested_generic_of_a_borrowed_type_in_parallel() {
+        let text = "a bb ccc dddd ".repeat(100);
+        let mut a = labels(text.trim_end());
+        a.par_iter_mut().for_each(|(_, r)| *r.tags.b = *r.tags.a);
+        let total: usize = a.par_iter().map(|(_, r)| r.tags.b.len()).sum();
+        assert_eq!(total, 1000);
+        let ids: Vec<_> = (&a).into_par_iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, a.ids());
+    }
 }
 
 /// Generic structs: a split array of a type parameter and a generic

@@ -135,30 +135,6 @@ impl Ctx<'_> {
         quote!(#view<#lifetime #(, #args)*>)
     }
 
-    /// `Field: Trait` for every field type: a bound that holds exactly when
-    /// every field implements the trait. Each type is bounded once, however
-    /// many fields share it, and each bound carries its field type's span,
-    /// so an unmet one points there. See [`bound`](Self::bound) for its form.
-    pub fn fields_bound(&self, bound: TokenStream) -> TokenStream {
-        self.types_bound(self.distinct_field_types(), bound)
-    }
-
-    fn types_bound(&self, tys: Vec<&Type>, bound: TokenStream) -> TokenStream {
-        let mut seen = Vec::new();
-        let mut bounds = TokenStream::new();
-        for ty in tys {
-            let span = ty.span();
-            let pred = self.bound(quote_spanned!(span=> #ty), respan(bound.clone(), span));
-            // Erasing lifetimes can make two field types one bound.
-            let key = pred.to_string();
-            if !seen.contains(&key) {
-                seen.push(key);
-                bounds.extend(pred);
-            }
-        }
-        bounds
-    }
-
     /// `Foo<..>: Trait`: the struct itself implements the trait.
     pub fn record_bound(&self, bound: TokenStream) -> TokenStream {
         self.bound(self.record_ty.clone(), bound)
@@ -274,11 +250,6 @@ impl Ctx<'_> {
             .iter()
             .flat_map(|w| w.predicates.iter());
         quote!(where #(#preds,)* #extra)
-    }
-
-    /// The field types, each once (compared as written).
-    pub fn distinct_field_types(&self) -> Vec<&Type> {
-        distinct(self.input.fields.iter().map(|f| f.ty))
     }
 
     /// Nests `items` as the balanced pair tree the runtime's `ColumnTree`

@@ -4,15 +4,18 @@
 //! Each method is bounded on its fields (`Sync` to share rows between
 //! threads, `Send` to hand rows to them), like rayon's slice iterators, and
 //! so is the matching `IntoParallelIterator` impl for `&FooAllocator` /
-//! `&mut FooAllocator`. The bounds take the form `Ctx::bound` gives them:
-//! on a struct without generics a plain `Cell<u8>: Sync` would be rejected
-//! as trivially false, while the higher-ranked form just leaves the method
-//! out.
+//! `&mut FooAllocator` (see `row_bounds`). The bounds take the form
+//! `Ctx::bound` gives them: on a struct without generics a plain
+//! `Cell<u8>: Sync` would be rejected as trivially false, while the
+//! higher-ranked form just leaves the method out. They are the impl's and
+//! the methods' only: the allocator of a struct whose fields are not
+//! `Send` or `Sync` is the same with the `rayon` feature as without it.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Ctx;
+use super::{Ctx, ViewKind};
+use crate::ast::Shape;
 
 pub fn expand(ctx: &Ctx) -> TokenStream {
     let krate = &ctx.krate;
@@ -26,21 +29,8 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let par = quote!(#krate::par);
     let into_par = quote!(#krate::__private::rayon::iter::IntoParallelIterator);
 
-    let mut sync_bounds = ctx.fields_bound(quote!(::core::marker::Sync));
-    let mut send_bounds = ctx.fields_bound(quote!(::core::marker::Send));
-    // A nested field's view holds references to its own fields, which its
-    // type's `Sync` or `Send` does not tell: the views are bounded too.
-    if ctx
-        .input
-        .fields
-        .iter()
-        .any(|f| matches!(f.shape, crate::ast::Shape::Nested))
-    {
-        let x = quote!('__soa_x);
-        let (refs, muts) = (ctx.view_ty(&names.refs, &x), ctx.view_ty(&names.muts, &x));
-        sync_bounds.extend(quote!(for<'__soa_x> #refs: ::core::marker::Send,));
-        send_bounds.extend(quote!(for<'__soa_x> #muts: ::core::marker::Send,));
-    }
+    let sync_bounds = row_bounds(ctx, quote!(::core::marker::Sync), ViewKind::Ref);
+    let send_bounds = row_bounds(ctx, quote!(::core::marker::Send), ViewKind::Mut);
     let (where_sync, where_send) = (ctx.where_with(&sync_bounds), ctx.where_with(&send_bounds));
     let ref_lt = ctx.view_ty(&names.refs, &lt_tokens);
     let mut_lt = ctx.view_ty(&names.muts, &lt_tokens);
@@ -72,7 +62,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             impl #impl_generics #allocator #ty_generics #where_clause {
                 #[doc = #doc_par_iter]
                 #[inline]
-                pub fn par_iter(&self) -> #par::ParIter<'_, #id, #record_ty>
+                pub fn par_iter<#lt>(&#lt self) -> #par::ParIter<#lt, #id, #record_ty>
                 where
                     #sync_bounds
                 {
@@ -81,7 +71,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
 
                 #[doc = #doc_par_iter_mut]
                 #[inline]
-                pub fn par_iter_mut(&mut self) -> #par::ParIterMut<'_, #id, #record_ty>
+                pub fn par_iter_mut<#lt>(&#lt mut self) -> #par::ParIterMut<#lt, #id, #record_ty>
                 where
                     #send_bounds
                 {
@@ -108,4 +98,33 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             }
         }
     }
+}
+
+/// What the rows of a parallel iterator need to go to other threads, with
+/// the borrow lifetime of the impl or method: `bound` (`Sync` for shared
+/// rows, `Send` for mutable ones) on each field's type (the values the
+/// storage holds), on a split array's element rather than on the array
+/// (`[T; N]: Sync` does not tell the compiler that a `&T` can be sent);
+/// and, with a nested field, `Send` on the row view `kind` itself, which
+/// holds references to the nested type's own fields (its type's bound
+/// does not tell them). Nothing on the struct, and nothing higher-ranked
+/// over the borrow: `for<'x> FooRef<'x, T>: Send` would ask a nested
+/// `H<T>` to outlive every `'x`, that is `T: 'static`.
+fn row_bounds(ctx: &Ctx, bound: TokenStream, kind: ViewKind) -> TokenStream {
+    let mut bounds = ctx.fields_bound_by_shape(false, &bound, Some(&bound), kind);
+    if ctx
+        .input
+        .fields
+        .iter()
+        .any(|f| matches!(f.shape, Shape::Nested))
+    {
+        let lt = &ctx.names.lifetime;
+        let view = match kind {
+            ViewKind::Ref => &ctx.names.refs,
+            _ => &ctx.names.muts,
+        };
+        let view = ctx.view_ty(view, &quote!(#lt));
+        bounds.extend(quote!(#view: ::core::marker::Send,));
+    }
+    bounds
 }
