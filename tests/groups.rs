@@ -8,8 +8,9 @@
 use std::collections::{HashMap, HashSet};
 
 use idtable::group::Group;
-use idtable::join::JoinItems;
-use idtable::{join, remove_all, Maybe, SoaAllocator, SoaMap, Without};
+use idtable::join::{Container, JoinItems, RowsToken};
+use idtable::rows::Rows;
+use idtable::{join, remove_all, IdTable, Maybe, SoaAllocator, SoaMap, SoaStorage, Without};
 use proptest::prelude::*;
 
 #[derive(SoaAllocator, Clone, Debug, PartialEq)]
@@ -509,4 +510,161 @@ fn a_stale_entry_replaced_through_the_group_leaves_no_ghost_member() {
         .map(|(id, (p, v))| (id, *p.x, *v.x))
         .collect();
     assert!(yielded.is_empty(), "{yielded:?}");
+}
+
+/// What a [`Fickle`] container does at the calls of `rows_mut` it plays
+/// a trick on.
+#[derive(Clone, Copy, Debug)]
+enum Trick {
+    /// Hands out its other storage: the same rows, in reverse order.
+    Other,
+    /// Sorts its rows (up or down, by turns) before handing them out.
+    Sort,
+}
+
+/// A container of one's own, written in safe code, whose `rows_mut` does
+/// not always hand out the same rows: at its calls `n` with
+/// `n % period == phase` it plays its trick (never if `period` is 0).
+pub struct Fickle {
+    a: SoaStorage<UnitId, Unit>,
+    b: SoaStorage<UnitId, Unit>,
+    trick: Trick,
+    period: u32,
+    phase: u32,
+    calls: u32,
+}
+
+impl Container for Fickle {
+    type Index = IdTable<UnitId>;
+    type Record = Unit;
+    fn rows(&self) -> &Rows<IdTable<UnitId>, Unit> {
+        Container::rows(&self.a)
+    }
+    fn rows_mut(&mut self, token: RowsToken<Self>) -> &mut Rows<IdTable<UnitId>, Unit> {
+        self.calls += 1;
+        if self.period == 0 || self.calls % self.period != self.phase {
+            return token.storage_rows(&mut self.a);
+        }
+        match self.trick {
+            Trick::Other => token.storage_rows(&mut self.b),
+            Trick::Sort => {
+                let down = self.calls % 2 == 0;
+                self.a
+                    .sort_by(|x, y| if down { y.n.cmp(x.n) } else { x.n.cmp(y.n) });
+                token.storage_rows(&mut self.a)
+            }
+        }
+    }
+}
+
+/// Runs a group over a [`Fickle`] container (owned, or optional if
+/// `optional`) and a map through new, joins, edits, a bypassing insert and
+/// `is_aligned`. Every row of `ids[n]` holds `n`: returns the number of
+/// rows the joins yielded, and those that pair one key's unit with another
+/// key's position.
+fn fickle_group(
+    trick: Trick,
+    period: u32,
+    phase: u32,
+    optional: bool,
+) -> (usize, Vec<(UnitId, i64, i64)>) {
+    let mut f = Fickle {
+        a: SoaStorage::default(),
+        b: SoaStorage::default(),
+        trick,
+        period,
+        phase,
+        calls: 0,
+    };
+    let ids: Vec<UnitId> = (0..8).map(|n| f.a.insert(Unit { n })).collect();
+    for n in 0..8 {
+        f.b.insert(Unit { n }); // the same ids, a fresh table
+    }
+    f.b.sort_by(|x, y| y.n.cmp(x.n));
+    let mut pos: SoaMap<UnitId, Pos> = SoaMap::new();
+    for (n, &id) in ids.iter().enumerate() {
+        if n % 4 != 3 {
+            pos.insert(id, Pos { x: n as i64 });
+        }
+    }
+    let mut wrong = Vec::new();
+    let mut yielded = 0;
+    let mut check = |rows: Vec<(UnitId, i64, i64)>| {
+        yielded += rows.len();
+        wrong.extend(
+            rows.into_iter()
+                .filter(|&(id, n, x)| n != x || ids.get(n as usize) != Some(&id)),
+        );
+    };
+    macro_rules! steps {
+        ($sources:expr, $rows:expr) => {{
+            let mut group = Group::new($sources);
+            check(group.join($sources).map($rows).collect());
+            group.edit($sources).remove_all(ids[1]);
+            check(group.join($sources).map($rows).collect());
+            pos.insert(ids[3], Pos { x: 3 }); // bypasses the group
+            check(group.join($sources).map($rows).collect());
+            let mut edit = group.edit($sources);
+            edit.remove::<Pos, _>(ids[0]);
+            edit.insert(ids[0], Pos { x: 0 });
+            edit.insert(ids[7], Pos { x: 7 });
+            check(group.join($sources).map($rows).collect());
+            let _ = group.is_aligned($sources);
+            check(group.join($sources).map($rows).collect());
+        }};
+    }
+    if optional {
+        steps!((&mut pos, Maybe(&mut f)), |(id, (p, u))| (
+            id,
+            u.map_or(*p.x, |u| *u.n),
+            *p.x
+        ));
+    } else {
+        steps!((&mut f, &mut pos), |(id, (u, p))| (id, *u.n, *p.x));
+    }
+    (yielded, wrong)
+}
+
+/// No safe code can make a group yield a row of another key: a
+/// `Container` whose `rows_mut` hands out another storage, or reorders its
+/// rows, at some of its calls, makes the group rebuild or panic (naming
+/// the broken contract), never pair one key's row with another's.
+#[test]
+fn a_container_whose_rows_mut_changes_its_rows_never_pairs_two_keys_rows() {
+    let mut failures = Vec::new();
+    for optional in [false, true] {
+        // An honest container: every row right, no panic.
+        let (yielded, wrong) = fickle_group(Trick::Other, 0, 0, optional);
+        assert!(
+            yielded == 6 + 5 + 6 + 7 + 7 && wrong.is_empty(),
+            "{yielded} {wrong:?}"
+        );
+        for trick in [Trick::Other, Trick::Sort] {
+            for period in 1..=6 {
+                for phase in 0..period {
+                    let case =
+                        format!("{trick:?} at calls {phase} mod {period}, optional {optional}");
+                    match std::panic::catch_unwind(|| fickle_group(trick, period, phase, optional))
+                    {
+                        Ok((_, wrong)) if wrong.is_empty() => {}
+                        Ok((_, wrong)) => failures.push(format!(
+                            "{case}: {} rows of another key: {wrong:?}",
+                            wrong.len()
+                        )),
+                        Err(panic) => {
+                            let message = panic
+                                .downcast_ref::<String>()
+                                .map(String::as_str)
+                                .or_else(|| panic.downcast_ref::<&str>().copied())
+                                .unwrap_or_default();
+                            if !message.contains("rows_mut") {
+                                failures.push(format!("{case}: panicked: {message}"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -86,6 +86,10 @@
 //! other change makes the next call that takes the sources rebuild the
 //! prefix in one pass over the owned containers. A group never yields a
 //! row of another key; at worst its next join starts with that pass.
+//! Each call asks every container for its rows once, checks them, and
+//! works on those rows only, and the join it makes checks that it reads
+//! the rows just aligned: a [`Container`] of one's own whose `rows_mut`
+//! hands out other rows at another call makes that join panic.
 //! An exclusion given as `Without(&c)` whose container no group has seen
 //! through `&mut` has no identity yet, so every call rebuilds: give it as
 //! `Without(&mut c)` to [`new`](Group::new) once.
@@ -106,7 +110,6 @@ use crate::id::Id;
 use crate::join::{Container, IntoSources, Maybe, RowsToken, Sources, Without};
 use crate::map::SoaMap;
 use crate::record::Record;
-use crate::rows::sealed::Index as _;
 use crate::rows::KeyOf;
 
 pub(crate) mod member {
@@ -182,116 +185,98 @@ pub trait GroupSource: sealed::Sealed {
     /// The id type of the keys.
     type Key: Id;
     #[doc(hidden)]
-    fn member(&mut self, token: Token) -> &mut dyn Member<Self::Key>;
+    type Member<'r>: Member<Self::Key>
+    where
+        Self: 'r;
+    /// The container's rows, asked for once per call of the group: every
+    /// check and every move of that call is on the same rows, whatever a
+    /// `Container` of one's own answers at its next call.
+    #[doc(hidden)]
+    fn member(&mut self, token: Token) -> Self::Member<'_>;
 }
 
-impl<C: Container> Member<KeyOf<C::Index>> for &mut C {
-    fn look(&mut self) -> Seen {
-        let rows = self.rows_mut(RowsToken::new());
-        Seen {
-            identity: rows.columns.claim_identity(),
-            order: rows.columns.order(),
-            len: rows.len(),
-            role: Role::Owned,
+/// What a group reaches of each source in one call.
+mod members {
+    use super::{Member, Role, Seen};
+    use crate::record::Record;
+    use crate::rows::{KeyOf, RowIndex, Rows};
+
+    /// The rows of a source given mutably, for one call of a group.
+    pub struct RowsMember<'r, X: RowIndex, T: Record> {
+        pub(super) rows: &'r mut Rows<X, T>,
+        pub(super) role: Role,
+    }
+
+    impl<X: RowIndex, T: Record> Member<KeyOf<X>> for RowsMember<'_, X, T> {
+        fn look(&mut self) -> Seen {
+            Seen {
+                identity: self.rows.columns.claim_identity(),
+                order: self.rows.columns.order(),
+                len: self.rows.len(),
+                role: self.role,
+            }
+        }
+        fn role(&self) -> Role {
+            self.role
+        }
+        fn len(&mut self) -> usize {
+            self.rows.len()
+        }
+        fn key_at(&mut self, i: usize) -> KeyOf<X> {
+            self.rows.keys()[i]
+        }
+        fn find(&mut self, key: KeyOf<X>) -> Option<usize> {
+            self.rows.dense_index(key)
+        }
+        fn swap_rows(&mut self, a: usize, b: usize) {
+            debug_assert!(
+                self.role != Role::Excluded,
+                "a group never reorders a source it excludes"
+            );
+            if a != b {
+                self.rows.index.swap_dense(a, b);
+                self.rows.columns.swap(a, b);
+            }
+        }
+        fn remove(&mut self, key: KeyOf<X>) -> bool {
+            self.rows.remove_row(key).is_some()
         }
     }
-    fn role(&self) -> Role {
-        Role::Owned
-    }
-    fn len(&mut self) -> usize {
-        self.rows_mut(RowsToken::new()).len()
-    }
-    fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
-        self.rows_mut(RowsToken::new()).keys()[i]
-    }
-    fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
-        self.rows_mut(RowsToken::new()).dense_index(key)
-    }
-    fn swap_rows(&mut self, a: usize, b: usize) {
-        if a != b {
-            let rows = self.rows_mut(RowsToken::new());
-            rows.index.swap_dense(a, b);
-            rows.columns.swap(a, b);
+
+    /// The rows of an exclusion given as `Without(&c)`, for one call of a
+    /// group.
+    pub struct SharedMember<'r, X: RowIndex, T: Record>(pub(super) &'r Rows<X, T>);
+
+    impl<X: RowIndex, T: Record> Member<KeyOf<X>> for SharedMember<'_, X, T> {
+        fn look(&mut self) -> Seen {
+            Seen {
+                identity: self.0.columns.identity(),
+                order: self.0.columns.order(),
+                len: self.0.len(),
+                role: Role::Excluded,
+            }
         }
-    }
-    fn remove(&mut self, key: KeyOf<C::Index>) -> bool {
-        self.remove_row(key).is_some()
+        fn role(&self) -> Role {
+            Role::Excluded
+        }
+        fn len(&mut self) -> usize {
+            self.0.len()
+        }
+        fn key_at(&mut self, i: usize) -> KeyOf<X> {
+            self.0.keys()[i]
+        }
+        fn find(&mut self, key: KeyOf<X>) -> Option<usize> {
+            self.0.dense_index(key)
+        }
+        fn swap_rows(&mut self, _: usize, _: usize) {
+            debug_assert!(false, "a group never reorders a source it excludes");
+        }
+        fn remove(&mut self, _: KeyOf<X>) -> bool {
+            false
+        }
     }
 }
-
-/// The methods of an excluded source, shared or mutable.
-macro_rules! excluded_member {
-    ($ty:ty, |$self:ident| $identity:expr, |$this:ident, $key:ident| $remove:expr) => {
-        impl<C: Container> Member<KeyOf<C::Index>> for $ty {
-            fn look(&mut $self) -> Seen {
-                let identity = $identity;
-                let rows = $self.0.rows();
-                Seen {
-                    identity,
-                    order: rows.columns.order(),
-                    len: rows.len(),
-                    role: Role::Excluded,
-                }
-            }
-            fn role(&self) -> Role {
-                Role::Excluded
-            }
-            fn len(&mut self) -> usize {
-                self.0.rows().len()
-            }
-            fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
-                self.0.rows().keys()[i]
-            }
-            fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
-                self.0.rows().dense_index(key)
-            }
-            fn swap_rows(&mut self, _: usize, _: usize) {
-                debug_assert!(false, "a group never reorders a source it excludes");
-            }
-            fn remove(&mut $this, $key: KeyOf<C::Index>) -> bool {
-                $remove
-            }
-        }
-    };
-}
-
-excluded_member!(
-    Without<&C>,
-    |self| self.0.rows().columns.identity(),
-    |self, _key| false
-);
-excluded_member!(
-    Without<&mut C>,
-    |self| self.0.rows_mut(RowsToken::new()).columns.claim_identity(),
-    |self, key| self.0.remove_row(key).is_some()
-);
-
-impl<C: Container> Member<KeyOf<C::Index>> for Maybe<&mut C> {
-    fn look(&mut self) -> Seen {
-        Seen {
-            role: Role::Optional,
-            ..(&mut self.0).look()
-        }
-    }
-    fn role(&self) -> Role {
-        Role::Optional
-    }
-    fn len(&mut self) -> usize {
-        (&mut self.0).len()
-    }
-    fn key_at(&mut self, i: usize) -> KeyOf<C::Index> {
-        (&mut self.0).key_at(i)
-    }
-    fn find(&mut self, key: KeyOf<C::Index>) -> Option<usize> {
-        (&mut self.0).find(key)
-    }
-    fn swap_rows(&mut self, a: usize, b: usize) {
-        (&mut self.0).swap_rows(a, b);
-    }
-    fn remove(&mut self, key: KeyOf<C::Index>) -> bool {
-        (&mut self.0).remove(key)
-    }
-}
+use members::{RowsMember, SharedMember};
 
 impl<C: Container> sealed::Sealed for Maybe<&mut C> {}
 impl<C: Container> sealed::Sealed for &mut C {}
@@ -300,26 +285,51 @@ impl<C: Container> sealed::Sealed for Without<&mut C> {}
 
 impl<C: Container> GroupSource for &mut C {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
-        self
+    type Member<'r>
+        = RowsMember<'r, C::Index, C::Record>
+    where
+        Self: 'r;
+    fn member(&mut self, _: Token) -> Self::Member<'_> {
+        RowsMember {
+            rows: self.rows_mut(RowsToken::new()),
+            role: Role::Owned,
+        }
     }
 }
 impl<C: Container> GroupSource for Without<&C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
-        self
+    type Member<'r>
+        = SharedMember<'r, C::Index, C::Record>
+    where
+        Self: 'r;
+    fn member(&mut self, _: Token) -> Self::Member<'_> {
+        SharedMember(self.0.rows())
     }
 }
 impl<C: Container> GroupSource for Maybe<&mut C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
-        self
+    type Member<'r>
+        = RowsMember<'r, C::Index, C::Record>
+    where
+        Self: 'r;
+    fn member(&mut self, _: Token) -> Self::Member<'_> {
+        RowsMember {
+            rows: self.0.rows_mut(RowsToken::new()),
+            role: Role::Optional,
+        }
     }
 }
 impl<C: Container> GroupSource for Without<&mut C> {
     type Key = KeyOf<C::Index>;
-    fn member(&mut self, _: Token) -> &mut dyn Member<Self::Key> {
-        self
+    type Member<'r>
+        = RowsMember<'r, C::Index, C::Record>
+    where
+        Self: 'r;
+    fn member(&mut self, _: Token) -> Self::Member<'_> {
+        RowsMember {
+            rows: self.0.rows_mut(RowsToken::new()),
+            role: Role::Excluded,
+        }
     }
 }
 
@@ -383,7 +393,8 @@ macro_rules! tuple_group_sources {
                 _: Token,
                 f: impl FnOnce(&mut [&mut dyn Member<Self::Key>]) -> R,
             ) -> R {
-                f(&mut [self.$f.member(TOKEN) $(, self.$n.member(TOKEN))*])
+                let mut members = (self.$f.member(TOKEN), $(self.$n.member(TOKEN),)*);
+                f(&mut [&mut members.$f as &mut dyn Member<Self::Key> $(, &mut members.$n)*])
             }
         }
     };
@@ -509,7 +520,24 @@ impl<K: Id> Group<K> {
         S::Sources: 'a,
     {
         sources.with_members(TOKEN, |members| self.sync_members(members));
-        let sources = sources.into_sources();
+        // The join asks each container for its rows again: they must be
+        // the rows just aligned, which an honest `Container` gives (the
+        // same at every call), and a `rows_mut` that hands out others (or
+        // reorders them) must not make the join pair two keys' rows.
+        let seen = &self.seen;
+        let mut same = 0;
+        let sources = sources.into_sources_seen(&mut |at, rows| {
+            same += usize::from(match seen.get(at) {
+                Some(s) if s.role == Role::Excluded => true, // never read
+                Some(s) => rows == Some((s.identity, s.order, s.len)),
+                None => false,
+            });
+        });
+        assert!(
+            same == seen.len(),
+            "a `Container`'s `rows_mut` handed a group's join other rows than it had just \
+             aligned: a container must hand out the same rows at every call"
+        );
         // Every owned source holds at least `len` rows; a `Container`
         // whose `rows` and `rows_mut` disagree gets fewer rows, never a
         // read past its end.
@@ -548,6 +576,23 @@ impl<K: Id> Group<K> {
         self.seen.extend(members.iter_mut().map(|m| m.look()));
     }
 
+    /// Takes into account a change an edit made itself to one of its maps,
+    /// which had `before` (identity, order stamp, length) and now has
+    /// `after`: if the group saw the map as it was just before, it now
+    /// sees it as it is. Any other change is left for the next call's
+    /// check to find.
+    fn carry(&mut self, before: (u64, u64, usize), after: (u64, u64, usize)) {
+        let (identity, order, len) = before;
+        if identity == 0 {
+            return;
+        }
+        if let Some(seen) = self.seen.iter_mut().find(|s| s.identity == identity) {
+            if (seen.order, seen.len) == (order, len) {
+                (seen.order, seen.len) = (after.1, after.2);
+            }
+        }
+    }
+
     fn sync_members(&mut self, members: &mut [&mut dyn Member<K>]) {
         if members.len() != self.seen.len() {
             return self.rebuild(members);
@@ -565,18 +610,18 @@ impl<K: Id> Group<K> {
             }
             pushed |= now.len > seen.len;
         }
-        if pushed {
-            // Only pushes: every row is where it was, the new keys at the
-            // ends. Each new key joins or leaves the group as it now
-            // qualifies.
-            let mut fresh = Vec::new();
-            for (m, seen) in members.iter_mut().zip(&self.seen) {
-                let len = m.len();
-                fresh.extend((seen.len..len).map(|i| m.key_at(i)));
-            }
-            for key in fresh {
-                self.settle_key(members, key);
-            }
+        if !pushed {
+            return; // as the group left them
+        }
+        // Only pushes: every row is where it was, the new keys at the ends.
+        // Each new key joins or leaves the group as it now qualifies.
+        let mut fresh = Vec::new();
+        for (m, seen) in members.iter_mut().zip(&self.seen) {
+            let len = m.len();
+            fresh.extend((seen.len..len).map(|i| m.key_at(i)));
+        }
+        for key in fresh {
+            self.settle_key(members, key);
         }
         self.record(members);
     }
@@ -836,18 +881,17 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         S: Pick<K, T, N>,
     {
         let map = self.sources.pick().map();
-        let order = map.rows.columns.order();
+        let before = stamp(map);
         let old = map.insert(key, value);
-        if map.rows.columns.order() == order {
+        let after = stamp(map);
+        if after.1 == before.1 {
             // A push, or a value replaced: only `key` may change standing.
-            self.settle(key);
-        } else {
-            // A stale entry of the same slot index replaced in place: its
-            // old key may have been a member.
-            let group = &mut *self.group;
-            self.sources
-                .with_members(TOKEN, |members| group.rebuild(members));
+            self.group.carry(before, after);
         }
+        // Else a stale entry of the same slot index was replaced in place:
+        // its old key may have been a member, and the check that `settle`
+        // starts with rebuilds the group.
+        self.settle(key);
         old
     }
 
@@ -862,9 +906,15 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         let group = &mut *self.group;
         // Out of the group first: the removal then swaps in a row from
         // past every prefix.
-        self.sources
-            .with_members(TOKEN, |m| group.leave_all(m, key));
-        let old = self.sources.pick().map().remove(key);
+        self.sources.with_members(TOKEN, |members| {
+            group.sync_members(members);
+            group.leave_all(members, key);
+            group.record(members);
+        });
+        let map = self.sources.pick().map();
+        let before = stamp(map);
+        let old = map.remove(key);
+        self.group.carry(before, stamp(map));
         self.settle(key);
         old
     }
@@ -908,6 +958,7 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
         let group = &mut *self.group;
         let mut removed = 0;
         self.sources.with_members(TOKEN, |members| {
+            group.sync_members(members);
             group.leave_all(members, key);
             for m in members.iter_mut() {
                 removed += usize::from(m.remove(key));
@@ -923,14 +974,23 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
     }
 
     /// Settles `key` after a change of one source through the edit, and
-    /// records what the group now sees.
+    /// records what the group now sees. Starts with the check every call
+    /// makes: a change the edit did not make itself (and
+    /// [`carry`](Group::carry)) is repaired first.
     fn settle(&mut self, key: K) {
         let group = &mut *self.group;
         self.sources.with_members(TOKEN, |members| {
+            group.sync_members(members);
             group.settle_key(members, key);
             group.record(members);
         });
     }
+}
+
+/// A map's identity, order stamp and length.
+fn stamp<K: Id, T: Record>(map: &SoaMap<K, T>) -> (u64, u64, usize) {
+    let columns = &map.rows.columns;
+    (columns.identity(), columns.order(), map.rows.len())
 }
 
 /// The iterator of a group's join, from [`Group::join`]: `(key, items)`

@@ -357,6 +357,17 @@ pub trait IntoSource: sealed::Sealed {
     type Source: Source<Key = Self::Key>;
     /// The source, borrowing what `self` borrows.
     fn into_source(self) -> Self::Source;
+    /// The source, and for `&mut` a container (in a `Maybe` or not) the
+    /// identity, order stamp and length of the rows it reads: what a
+    /// [`Group`](crate::group::Group) checks against the rows it aligned.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn into_source_seen(self) -> (Self::Source, Option<(u64, u64, usize)>)
+    where
+        Self: Sized,
+    {
+        (self.into_source(), None)
+    }
 }
 
 /// One source of a join, as the join drives it (the trait is sealed). Its
@@ -492,6 +503,14 @@ unsafe impl<'a, X: RowIndex + Sync, T: Record> Sync for Exclusive<'a, X, T> wher
 }
 
 impl<'a, X: RowIndex, T: Record> Exclusive<'a, X, T> {
+    /// The source of `rows`.
+    #[inline(always)]
+    fn new(rows: &'a mut Rows<X, T>) -> Self {
+        let origin = NonNull::from(rows);
+        // SAFETY: `origin` comes from the `&'a mut` the join took.
+        unsafe { Exclusive::from_origin(origin) }
+    }
+
     /// The source of the rows behind `origin`, borrowed mutably for `'a`.
     ///
     /// # Safety
@@ -612,9 +631,13 @@ impl<'a, C: Container> IntoSource for &'a mut C {
     type Source = Exclusive<'a, C::Index, C::Record>;
     #[inline(always)]
     fn into_source(self) -> Self::Source {
-        let origin = NonNull::from(self.rows_mut(RowsToken::new()));
-        // SAFETY: `origin` comes from the `&'a mut` the join took.
-        unsafe { Exclusive::from_origin(origin) }
+        Exclusive::new(self.rows_mut(RowsToken::new()))
+    }
+    #[inline(always)]
+    fn into_source_seen(self) -> (Self::Source, Option<(u64, u64, usize)>) {
+        let rows = self.rows_mut(RowsToken::new());
+        let seen = (rows.columns.identity(), rows.columns.order(), rows.len());
+        (Exclusive::new(rows), Some(seen))
     }
 }
 
@@ -754,6 +777,11 @@ impl<S: IntoSource> IntoSource for Maybe<S> {
     #[inline(always)]
     fn into_source(self) -> Self::Source {
         Maybe(self.0.into_source())
+    }
+    #[inline(always)]
+    fn into_source_seen(self) -> (Self::Source, Option<(u64, u64, usize)>) {
+        let (source, seen) = self.0.into_source_seen();
+        (Maybe(source), seen)
     }
 }
 
@@ -908,6 +936,21 @@ pub trait IntoSources: sealed::Tuple {
     type Sources: Sources<Key = Self::Key>;
     /// The sources, borrowing what `self` borrows.
     fn into_sources(self) -> Self::Sources;
+    /// The sources, each one's [`into_source_seen`](IntoSource::into_source_seen)
+    /// answer handed to `seen` with its position (every tuple hands them
+    /// all; a group's join refuses fewer).
+    #[doc(hidden)]
+    #[inline]
+    fn into_sources_seen(
+        self,
+        seen: &mut dyn FnMut(usize, Option<(u64, u64, usize)>),
+    ) -> Self::Sources
+    where
+        Self: Sized,
+    {
+        let _ = seen;
+        self.into_sources()
+    }
 }
 
 /// A tuple of [`Source`]s, all keyed by one id type, as a join drives it.
@@ -1061,6 +1104,16 @@ macro_rules! tuple_sources {
             fn into_sources(self) -> Self::Sources {
                 (self.$f.into_source(), $(self.$n.into_source(),)*)
             }
+            #[inline]
+            fn into_sources_seen(
+                self,
+                seen: &mut dyn FnMut(usize, Option<(u64, u64, usize)>),
+            ) -> Self::Sources {
+                (
+                    tuple_sources!(@seen self.$f, $f, seen),
+                    $(tuple_sources!(@seen self.$n, $n, seen),)*
+                )
+            }
         }
 
         impl<$first: Source $(, $rest: Source<Key = $first::Key>)*> Sources for ($first, $($rest,)*) {
@@ -1172,6 +1225,11 @@ macro_rules! tuple_sources {
             None => None,
         }
     };
+    (@seen $source:expr, $n:tt, $seen:ident) => {{
+        let (source, rows) = $source.into_source_seen();
+        $seen($n, rows);
+        source
+    }};
     (@one $n:tt) => { 1 };
     (@or $only:ident) => { $only::Required };
     (@or $first:ident $(, $rest:ident)+) => {
