@@ -101,9 +101,19 @@ use crate::{map::SoaMap, storage::SoaStorage};
 
 /// A container of rows keyed by ids: a derived allocator, a
 /// [`SoaStorage`] or a [`SoaMap`]. What
-/// [`join`] and [`remove_all`] need of it: its [`Rows`], and how one key's
-/// row is removed. `#[derive(SoaAllocator)]` implements it for the
+/// [`join`], [`remove_all`] and [groups](crate::group) need of it: its
+/// [`Rows`]. `#[derive(SoaAllocator)]` implements it for the
 /// allocator; [`Sources`] calls its methods step by step.
+///
+/// A container is its rows: `rows` and `rows_mut` should hand out the
+/// same rows at every call and leave them as they are (the [`RowsToken`]
+/// example shows a container of one's own). idtable does not take this on
+/// trust from another crate's code: it removes a key's row itself, with
+/// the rows engine (the last row moves into the gap), and a
+/// [`Group`](crate::group::Group) asks for a container's rows once per
+/// call and checks them (identity, order stamp, length) before relying on
+/// them. A `rows_mut` that hands out other rows, or reorders them, makes a
+/// group rebuild, or its join panic; never yield a row of another key.
 pub trait Container {
     /// The index of its rows ([`IdTable`](crate::IdTable) or
     /// [`SparseSet`](crate::map::SparseSet)).
@@ -120,15 +130,6 @@ pub trait Container {
     fn rows_mut(&mut self, token: RowsToken<Self>) -> &mut Rows<Self::Index, Self::Record>
     where
         Self: Sized;
-    /// Removes the row of `key` and returns it (the last row moves into
-    /// the gap).
-    #[inline(always)]
-    fn remove_row(&mut self, key: KeyOf<Self::Index>) -> Option<Self::Record>
-    where
-        Self: Sized,
-    {
-        self.rows_mut(RowsToken::new()).remove_row(key)
-    }
 }
 
 /// What [`Container::rows_mut`] takes: made only inside idtable, so only
@@ -977,7 +978,7 @@ pub trait IntoSources: sealed::Tuple {
 /// let [a, b] = [1, 2].map(|hp| units.insert(Unit { hp }));
 /// burning.insert(b, Burning { dps: 5 });
 ///
-/// // A container is its rows, and the way a key's row is removed.
+/// // A container is its rows.
 /// assert_eq!(Container::rows(&units).keys(), &[a, b]);
 /// assert_eq!(Container::rows(&burning).len(), 1);
 ///
@@ -1030,7 +1031,7 @@ pub trait IntoSources: sealed::Tuple {
 /// let (unit, fire) = (&mut units, &mut burning).remove_all(b);
 /// assert_eq!((unit.map(|u| u.hp), fire.map(|f| f.dps)), (Some(-3), Some(5)));
 /// assert_eq!((&mut units).remove_from(a).map(|u| u.hp), Some(1));
-/// assert!(Container::remove_row(&mut units, a).is_none());
+/// assert!((&mut units).remove_from(a).is_none());
 /// ```
 pub trait Sources: sealed::Tuple {
     /// The id type every source is keyed by.
@@ -1701,9 +1702,10 @@ pub trait RemoveFrom<K: Id> {
 
 impl<C: Container> RemoveFrom<KeyOf<C::Index>> for &mut C {
     type Removed = Option<C::Record>;
+    /// The rows engine's removal: the last row moves into the gap.
     #[inline]
     fn remove_from(self, key: KeyOf<C::Index>) -> Option<C::Record> {
-        self.remove_row(key)
+        self.rows_mut(RowsToken::new()).remove_row(key)
     }
 }
 
