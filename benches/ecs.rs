@@ -27,8 +27,9 @@
 //! (the slots `burning` holds and `frozen` does not: a lower bound, exact
 //! only where no map holds a stale key); `idtable floor, bits, gens` also
 //! keeps each map's key beside its page entry, so a probe reads only the
-//! value at random. The floors of the changes DESIGN.md allows ungrouped
-//! joins, measured against bevy's sparse-set storage (benches/NOTES.md).
+//! value at random. The floors of two changes that could make ungrouped
+//! joins cheaper, measured against bevy's sparse-set storage before building
+//! either (benches/NOTES.md, "The ungrouped status step"; not built).
 //!
 //! Each loop is a never-inlined function that returns the rows it visited
 //! (black-boxed); the row counts and the units' hp after one pass are
@@ -629,8 +630,8 @@ mod floor {
         keys: Vec<u64>,
         values: Vec<f32>,
         /// One bit per slot index: set where the map holds a row for some
-        /// key of that index (the presence bits DESIGN.md allows ungrouped
-        /// joins; only the `bits` floors read them).
+        /// key of that index (presence bits, tried for ungrouped joins and
+        /// not built; only the `bits` floors read them).
         present: Vec<u64>,
         /// Each slot's key where `pages` has its row: the generation
         /// checked at the page, in slot order, instead of at `keys[d]`

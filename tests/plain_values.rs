@@ -31,9 +31,11 @@ fn units(n: i32) -> (UnitAllocator, Vec<UnitId>) {
     (a, ids)
 }
 
-/// The example of DESIGN.md, "Plain values as components".
+/// Plain values as components: the `heat` and `frozen` maps of the guide's
+/// chapter *Shaping columns* and of the README (`entry`, `or_insert`,
+/// `and_modify`, a set of keys).
 #[test]
-fn heat_and_frozen_as_in_the_design() {
+fn heat_and_frozen_as_in_the_guide() {
     let (_, ids) = units(1);
     let u = ids[0];
     let mut heat: SoaMap<UnitId, f32> = SoaMap::new();
