@@ -112,6 +112,12 @@
 //! `benches/NOTES.md` ("Parallel integration (rayon)") has a particle
 //! integration step at sizes from ten thousand to a million particles on a
 //! 2-core machine, serial against each parallel loop, with the command.
+//!
+//! A loop called from outside rayon's pool (a program's main thread) is
+//! handed to a pool thread while the caller sleeps, on every call; run the
+//! program's loop inside `ThreadPool::install` so the loops start on a
+//! pool thread. The guide's chapter *Parallel loops* shows how, with the
+//! measurement (`benches/pool.rs`).
 
 use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
