@@ -1,8 +1,10 @@
-//! Views of the `u32` word buffer as bytes and as floats.
+//! Views of the `u32` word buffer as bytes and as floats, and the buffer
+//! made from saved bytes.
 //!
 //! The buffer is a `Vec<u32>`, so it is 4-aligned wherever the allocator puts it.
 //! Both casts hold for any contents, so they do not depend on the buffer's
-//! invariants. The only other `unsafe` of the data module is the unchecked
+//! invariants; `from_le_bytes` copies into a new buffer without zeroing
+//! it first. The only other `unsafe` of the data module is the unchecked
 //! UTF-8 read of string entries in `view.rs` (`str_of`).
 
 use alloc::vec::Vec;
