@@ -2,8 +2,9 @@
 //!
 //! * serde: a round trip (serde_json and postcard) keeps every key and row
 //!   and keeps stale keys stale; loading refuses a repeated key, two keys
-//!   of one slot index and columns of the wrong length; a component struct
-//!   that did not opt in with `#[soa(serde)]` is neither saved nor loaded.
+//!   of one slot index and columns of the wrong length. (Saving a map of a
+//!   struct that did not opt in with `#[soa(serde)]` is a compile error:
+//!   `ui-tests/tests/ui-serde/soa-map-of-a-struct-not-opted-in.rs`.)
 //! * rayon: `par_iter()` / `par_iter_mut()` yield what `iter()` /
 //!   `iter_mut()` yield, in dense order, after churn.
 

@@ -7,12 +7,19 @@
 //! * [`columns`]: every column of an allocator in one allocation;
 //! * [`storage`]: [`SoaStorage`], table and columns kept in step, which
 //!   every derived allocator wraps;
+//! * [`rows`]: [`Rows`], the dense-rows engine both containers are made of;
 //! * [`map`]: [`SoaMap`], the rows of a derived struct keyed by another
 //!   table's ids (components), through a paged sparse index;
+//! * [`join`](mod@join): several containers keyed by the same ids read as one;
+//! * [`group`]: containers that keep the keys they share aligned, so a
+//!   join over them needs no probe;
 //! * [`ranges`]: the columns cut into ranges of rows, for jobs and
 //!   threads ([`RowRanges`]);
-//! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer;
-//! * `par` (feature `rayon`): parallel iterators over [`SoaStorage`].
+//! * [`data`]: the `DataComponent`, per-entity key/value data in one buffer,
+//!   and the `DataMap` of many entities;
+//! * `saving` (feature `serde`): the traits behind saving and loading;
+//! * `par` (feature `rayon`): parallel iterators over [`SoaStorage`] and
+//!   [`SoaMap`].
 //!
 //! Users depend on the `idtable` facade crate, which re-exports this crate,
 //! so every item here is also reachable as `idtable::...`:

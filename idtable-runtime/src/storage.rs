@@ -4,9 +4,11 @@
 //!
 //! The derive implements [`Record`] for the user's struct and wraps a
 //! `SoaStorage<FooId, Foo>` in `FooAllocator`, whose methods forward here.
-//! What a `SoaStorage` adds to [`Rows`] (which it dereferences to, like
-//! [`SoaMap`](crate::SoaMap)) is how ids are issued and retired: insert,
-//! remove, `contains`, the table's configuration.
+//! A `SoaStorage` has every method of [`Rows`] as its own, named in a
+//! table's words (`ids`), as [`SoaMap`](crate::SoaMap) has them in a map's
+//! (`keys`); neither dereferences to its `Rows`. What it adds is how ids
+//! are issued and retired: insert, remove, `contains`, the table's
+//! configuration.
 //!
 //! See [`SoaStorage`] for an example.
 
