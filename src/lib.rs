@@ -67,7 +67,9 @@
 //!    objects a parallel system creates before their rows exist.
 //! 9. [Saving and loading](guide::saving_and_loading) (feature `serde`): the
 //!    saved form, and what loading checks.
-//! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`).
+//! 10. [Parallel loops](guide::parallel_loops) (feature `rayon`): over
+//!     columns, rows, joins and groups, and how to call them from a
+//!     program's main thread (inside a pool).
 //! 11. [Groups](guide::groups): containers that keep the keys they share
 //!     packed in one order, so joins over them stream like an archetype
 //!     ECS.
