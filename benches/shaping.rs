@@ -7,7 +7,7 @@
 //!
 //! * `shape_one_component`: `x = x * 0.99 + 0.25` over the `x` of a
 //!   3-float position: `split` (`pos: [f32; 3]` with `#[soa(split)]`, the
-//!   loop over `columns_mut().pos[0]`), `nested` (`pos: P3` with
+//!   loop over `columns_mut().pos.column_mut(0)`), `nested` (`pos: P3` with
 //!   `#[soa(nested)]`, over `pos.x`), `unsplit` (today's `[f32; 3]` column,
 //!   `p[0]` of each), and `hand_vec` (a `Vec<f32>` of the x values: the
 //!   floor). Targets: split and nested ≤ 1.05× hand_vec, ≥ 2× faster than
@@ -212,11 +212,11 @@ fn one_component(c: &mut Criterion, n: usize, test_mode: bool) {
         .collect();
     let mut hand: Vec<f32> = (0..n).map(|i| value(i)[0]).collect();
     // The same numbers everywhere, before and after a step.
-    scale_slice(split.columns_mut().pos[0]);
+    scale_slice(split.columns_mut().pos.column_mut(0));
     scale_slice(nested.columns_mut().pos.x);
     scale_unsplit(unsplit.columns_mut().pos);
     scale_slice(&mut hand);
-    assert_eq!(split.columns().pos[0], &hand[..]);
+    assert_eq!(split.columns().pos.column(0), &hand[..]);
     assert_eq!(nested.columns().pos.x, &hand[..]);
     assert!(unsplit
         .columns()
@@ -229,7 +229,7 @@ fn one_component(c: &mut Criterion, n: usize, test_mode: bool) {
     configure(&mut g, n, test_mode);
     g.throughput(Throughput::Elements(n as u64));
     g.bench_function(BenchmarkId::new("split", n), |b| {
-        b.iter(|| scale_slice(black_box(&mut split).columns_mut().pos[0]))
+        b.iter(|| scale_slice(black_box(&mut split).columns_mut().pos.column_mut(0)))
     });
     g.bench_function(BenchmarkId::new("nested", n), |b| {
         b.iter(|| scale_slice(black_box(&mut nested).columns_mut().pos.x))

@@ -82,7 +82,7 @@ fn step_axis(pos: &mut [f32], vel: &mut [f32]) {
 
 /// The step over one range of rows (a job): both axes, one after the other.
 fn step(rows: BoidColumnsMut<'_>) {
-    let [vx, vy] = rows.vel;
+    let [vx, vy] = rows.vel.into_columns();
     step_axis(rows.pos.x, vx);
     step_axis(rows.pos.y, vy);
 }
@@ -136,7 +136,7 @@ fn main() {
     assert!(boids == by_rows, "the column step and the row step differ");
     let cols = boids.columns();
     assert_eq!(cols.pos.x.as_ptr() as usize % 64, 0);
-    assert_eq!(cols.vel[1].as_ptr() as usize % 64, 0);
+    assert_eq!(cols.vel.column(1).as_ptr() as usize % 64, 0);
 
     let started = std::time::Instant::now();
     let mut respawned = 0usize;
@@ -149,7 +149,11 @@ fn main() {
             if x == 0.0 || x == SIZE || y == 0.0 || y == SIZE {
                 *bounces.entry(id).expect("a live boid's key").or_insert(0.0) += 1.0;
             }
-            if cols.vel[0][row].abs().max(cols.vel[1][row].abs()) > MAX_SPEED {
+            if cols.vel.column(0)[row]
+                .abs()
+                .max(cols.vel.column(1)[row].abs())
+                > MAX_SPEED
+            {
                 leaving.insert(id, ());
             }
         }

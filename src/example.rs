@@ -108,10 +108,11 @@
 //! }
 //! impl RowSlices for ParticleColumns<'_>, ParticleColumnsMut<'_>; // what the ranges are built on
 //!
-//! // With `#[soa(split)] pos: [f32; 2]` the columns hold `pos: [&'a [f32]; 2]` and a row
-//! // `pos: [&'a f32; 2]`; with `#[soa(nested)] pos: V2` (a derived `V2`) they hold
-//! // `V2Columns<'a>` and `V2Ref<'a>`. With `#[soa(parts_only)]` the struct gets only the
-//! // views, the columns and the impls below: no id type, no allocator.
+//! // With `#[soa(split)] pos: [f32; 2]` the columns hold `pos: SplitColumns<'a, f32, 2>`
+//! // (`pos.column(k)`, `pos.into_columns()`) and a row `pos: [&'a f32; 2]`; with
+//! // `#[soa(nested)] pos: V2` (a derived `V2`) they hold `V2Columns<'a>` and `V2Ref<'a>`.
+//! // With `#[soa(parts_only)]` the struct gets only the views, the columns and the
+//! // impls below: no id type, no allocator.
 //!
 //! /// The allocator: a SoaStorage<ParticleId, Particle> inside.
 //! pub struct ParticleAllocator { /* private */ }

@@ -315,8 +315,8 @@ fn split_array_of_a_type_parameter() {
     let n = u64::from(N);
     assert_eq!(parallel_pair_total(&a), n * (n - 1) / 2 + n);
     parallel_swap(&mut a);
-    assert!(a.columns().pair[0].iter().all(|&v| v == 1));
-    assert_eq!(a.columns().pair[1], (0..N).collect::<Vec<u32>>());
+    assert!(a.columns().pair.column(0).iter().all(|&v| v == 1));
+    assert_eq!(a.columns().pair.column(1), (0..N).collect::<Vec<u32>>());
 }
 
 /// A lifetime named like the one the derive would use for its views.

@@ -44,7 +44,7 @@ fn shared_columns_cut_every_column_at_the_same_rows() {
     let (left, right) = cols.split_at(4);
     assert_eq!((left.len(), right.len()), (4, 6));
     assert_eq!(
-        (right.pos.x[0], right.vel[0][0], right.team[0]),
+        (right.pos.x[0], right.vel.column(0)[0], right.team[0]),
         (4.0, 40.0, 1)
     );
     assert_eq!(left.pos.y.len(), 4);
@@ -52,7 +52,7 @@ fn shared_columns_cut_every_column_at_the_same_rows() {
     assert_eq!((*row.pos.x, *row.vel[1], *row.team), (6.0, 1.0, 0));
     let middle = cols.get(3..7).unwrap();
     assert_eq!(middle.pos.x, &[3.0, 4.0, 5.0, 6.0]);
-    assert_eq!(cols.get(..=1).unwrap().vel[0], &[0.0, 10.0]);
+    assert_eq!(cols.get(..=1).unwrap().vel.column(0), &[0.0, 10.0]);
     assert!(cols.get(8..11).is_none());
     #[allow(clippy::reversed_empty_ranges)]
     let backwards = cols.get(5..4);
@@ -71,9 +71,9 @@ fn shared_columns_cut_every_column_at_the_same_rows() {
 #[test]
 fn mutable_columns_cut_into_disjoint_mutable_ranges() {
     let mut a = boids(10);
-    let (mut left, right) = a.columns_mut().split_at_mut(5);
+    let (mut left, mut right) = a.columns_mut().split_at_mut(5);
     left.pos.x[0] = 100.0;
-    right.vel[1][0] = 7.0;
+    right.vel.column_mut(1)[0] = 7.0;
     // The view is kept across a `_mut` method by reborrowing it.
     let head = left.reborrow().get_mut(..2).unwrap();
     head.pos.y[1] = 55.0;
@@ -87,7 +87,7 @@ fn mutable_columns_cut_into_disjoint_mutable_ranges() {
     let m: BoidMut<'_> = left.row_mut(4);
     *m.team = 9;
     for chunk in a.columns_mut().chunks_mut(3) {
-        for (x, vx) in chunk.pos.x.iter_mut().zip(chunk.vel[0].iter()) {
+        for (x, vx) in chunk.pos.x.iter_mut().zip(chunk.vel.column(0).iter()) {
             *x += vx;
         }
     }
@@ -95,7 +95,7 @@ fn mutable_columns_cut_into_disjoint_mutable_ranges() {
     assert_eq!(cols.pos.x[0], 100.0);
     assert_eq!(cols.pos.x[9], 99.0);
     assert_eq!(
-        (cols.pos.y[1], cols.vel[1][5], cols.team[4]),
+        (cols.pos.y[1], cols.vel.column(1)[5], cols.team[4]),
         (55.0, 7.0, 9)
     );
     assert!(a.columns_mut().get_mut(3..11).is_none());
@@ -216,7 +216,7 @@ mod parallel {
         let chunks = a.columns_mut().par_chunks_mut(4096);
         assert_eq!(chunks.len(), n.div_ceil(4096));
         chunks.for_each(|c| {
-            for (x, vx) in c.pos.x.iter_mut().zip(c.vel[0].iter()) {
+            for (x, vx) in c.pos.x.iter_mut().zip(c.vel.column(0).iter()) {
                 *x += vx;
             }
         });
@@ -304,7 +304,7 @@ fn for_each_of_split_only_and_empty_views() {
     }
     let mut pairs: PairAllocator = (0..5).map(|i| Pair { v: [i, 10 * i] }).collect();
     pairs.columns_mut().for_each(|p| *p.v[0] += *p.v[1]);
-    assert_eq!(pairs.columns().v[0], &[0, 11, 22, 33, 44]);
+    assert_eq!(pairs.columns().v.column(0), &[0, 11, 22, 33, 44]);
     let mut n = 0;
     pairs.columns().get(5..).unwrap().for_each(|_| n += 1);
     PairAllocator::new().columns().for_each(|_| n += 1);

@@ -7,6 +7,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use idtable::columns::SplitColumns;
 use idtable::{SoaAllocator, SoaMap};
 use proptest::prelude::*;
 
@@ -106,9 +107,10 @@ fn views_and_columns_have_the_shapes_asked_for() {
     let pos: V3Columns<'_> = body.pos;
     let xs: &[f32] = pos.x;
     assert_eq!(xs[3], 3.0);
-    // Split: one column per element.
-    let vel: [&[f32]; 3] = cols.vel;
-    let spin: [&[i16]; 2] = body.spin;
+    // Split: one column per element, a type of its own.
+    let vel: SplitColumns<'_, f32, 3> = cols.vel;
+    let spin: SplitColumns<'_, i16, 2> = body.spin;
+    let (vel, spin): ([&[f32]; 3], [&[i16]; 2]) = (vel.into_columns(), spin.into_columns());
     assert_eq!((vel[0][4], vel[2][4], spin[1][4]), (8.0, 12.0, -4));
     // A split column holds only its element: one `f32` per row.
     assert_eq!(vel[0].len(), 10);
@@ -131,7 +133,7 @@ fn views_and_columns_have_the_shapes_asked_for() {
 fn the_loop_over_one_split_or_nested_component_reads_only_its_column() {
     let mut a: ShapedAllocator = (0..100).map(shaped).collect();
     let cols = a.columns_mut();
-    for (x, vx) in cols.body.pos.x.iter_mut().zip(cols.vel[0].iter()) {
+    for (x, vx) in cols.body.pos.x.iter_mut().zip(cols.vel.column(0).iter()) {
         *x += vx;
     }
     assert_eq!(a.columns().body.pos.x[10], 30.0);
@@ -160,11 +162,11 @@ fn every_column_start_is_aligned_at_every_capacity() {
         at(c.body.pos.x.as_ptr().cast(), 32, "pos.x");
         at(c.body.pos.y.as_ptr().cast(), 32, "pos.y");
         at(c.body.pos.z.as_ptr().cast(), 32, "pos.z");
-        at(c.body.spin[0].as_ptr().cast(), 32, "spin[0]");
-        at(c.body.spin[1].as_ptr().cast(), 32, "spin[1]");
+        at(c.body.spin.column(0).as_ptr().cast(), 32, "spin[0]");
+        at(c.body.spin.column(1).as_ptr().cast(), 32, "spin[1]");
         at(c.body.name.as_ptr().cast(), 32, "name");
         at(c.team.as_ptr().cast(), 32, "team");
-        for (k, v) in c.vel.iter().enumerate() {
+        for (k, v) in c.vel.into_columns().iter().enumerate() {
             at(v.as_ptr().cast(), 64, &format!("vel[{k}]"));
         }
         at(c.heat.as_ptr().cast(), 128, "heat");
@@ -291,7 +293,7 @@ fn iteration_extend_and_debug_see_the_nested_views() {
     for (_, m) in &mut a {
         *m.team += 1;
     }
-    assert_eq!(a.columns().body.spin[0], &[10, 11, 12]);
+    assert_eq!(a.columns().body.spin.column(0), &[10, 11, 12]);
     let text = format!("{:?}", a.get(a.ids()[1]).unwrap());
     assert_eq!(
         text,
@@ -320,8 +322,8 @@ fn parts_only_structs_are_components_and_nest() {
     assert_eq!((*b.pos.x, b.name.as_str()), (2.0, "b2"));
     *extra.get_mut(id).unwrap().pos.z = 9.0;
     assert_eq!(extra.columns().pos.z, &[9.0]);
-    let (keys, cols) = extra.keys_and_columns_mut();
-    cols.spin[1][0] = 77;
+    let (keys, mut cols) = extra.keys_and_columns_mut();
+    cols.spin.column_mut(1)[0] = 77;
     assert_eq!(keys, &[id]);
     assert_eq!(extra.remove(id).map(|b| b.spin), Some([2, 77]));
 }
@@ -626,7 +628,7 @@ mod parallel {
             .for_each(|(_, m)| *m.body.pos.x += *m.vel[0]);
         assert_eq!(a.columns().body.pos.x[7], 21.0);
         a.columns_mut().par_chunks_mut(256).for_each(|chunk| {
-            for (y, v) in chunk.body.pos.y.iter_mut().zip(chunk.vel[2].iter()) {
+            for (y, v) in chunk.body.pos.y.iter_mut().zip(chunk.vel.column(2).iter()) {
                 *y = *v;
             }
         });
@@ -676,7 +678,10 @@ fn generic_split_and_nested_fields() {
         range: Pair { a: 4, b: 6 },
     });
     let cols = tracks.columns();
-    assert_eq!((cols.samples[2], cols.range.b), (&[3, 6][..], &[3, 6][..]));
+    assert_eq!(
+        (cols.samples.column(2), cols.range.b),
+        (&[3, 6][..], &[3, 6][..])
+    );
     let row: TrackRef<'_, u16, 3> = tracks.get(id).unwrap();
     assert_eq!((*row.samples[1], *row.range.a), (2, 1));
     assert_eq!(row.to_owned().range, Pair { a: 1, b: 3 });

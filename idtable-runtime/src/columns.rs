@@ -64,8 +64,10 @@ use crate::marks::Marks;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 mod shaped;
+mod split;
 
 pub use shaped::{Aligned, RowCount, Split};
+pub use split::{SplitColumns, SplitColumnsMut};
 
 pub(crate) mod sealed {
     pub trait Sealed {}

@@ -2,7 +2,8 @@
 //! at the same rows, to hand to jobs, threads or SIMD batches.
 //!
 //! A [`RowSlices`] is a set of parallel slices of the same rows: a column
-//! `&[T]` or `&mut [T]`, a split field's `[&[T]; N]`, a derived struct's
+//! `&[T]` or `&mut [T]`, an array of them, a split field's
+//! [`SplitColumns`](crate::columns::SplitColumns), a derived struct's
 //! column views (`FooColumns`, `FooColumnsMut`, which the derive makes
 //! `RowSlices` field by field), and a pair of them, such as the ids and
 //! columns that `ids_and_columns_mut()` and `keys_and_columns_mut()`
@@ -54,7 +55,10 @@ use core::ops::{Bound, RangeBounds};
 
 /// Parallel slices of the same rows, cut together: see the [module
 /// docs](self). Implemented for `&[T]`, `&mut [T]`, arrays and pairs of
-/// `RowSlices`, and by `#[derive(SoaAllocator)]` for its column views.
+/// `RowSlices`, a split field's columns
+/// ([`SplitColumns`](crate::columns::SplitColumns),
+/// [`SplitColumnsMut`](crate::columns::SplitColumnsMut)), and by
+/// `#[derive(SoaAllocator)]` for its column views.
 ///
 /// Its methods are the raw operations; the generated views and
 /// [`RowRanges`] offer them under std's names, checked.
@@ -289,7 +293,8 @@ impl<V: RowParts> Iterator for ViewRowIter<V> {
     }
 }
 
-/// The rows of an array of [`RowSlices`] (a split field): one row of each
+/// The rows of an array of [`RowSlices`] (and of a split field's
+/// [`SplitColumns`](crate::columns::SplitColumns)): one row of each
 /// element, as an array.
 ///
 /// ```

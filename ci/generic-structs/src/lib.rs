@@ -270,7 +270,7 @@ pub fn exercise(text: &str) -> usize {
     n += row.label.text.len() + row.to_owned().marks.len();
     let _ = format!("{row:?}");
     let cols = labelled.columns();
-    n += cols.label.tag.len() + cols.marks[1].len();
+    n += cols.label.tag.len() + cols.marks.column(1).len();
     labelled
         .columns_mut()
         .for_each(|r| *r.label.tag = *r.marks[0]);
@@ -297,7 +297,9 @@ pub fn exercise(text: &str) -> usize {
         },
     });
     let cols = deep.columns();
-    n += cols.body.pos.x.len() + cols.split.many[0].len() + cols.split.pair[1].len();
+    n += cols.body.pos.x.len()
+        + cols.split.many.column(0).len()
+        + cols.split.pair.column(1).len();
     n += deep.get(id).map_or(0, |r| r.to_owned().split.many.len());
 
     let mut aligned = AlignedAllocator::<&str>::new();
@@ -336,7 +338,7 @@ pub mod parallel {
             .map(|(_, r)| (*r.pair[1]).into())
             .sum();
         a.columns_mut().par_chunks_mut(2).for_each(|c| {
-            let [first, second] = c.pair;
+            let [first, second] = c.pair.into_columns();
             first.copy_from_slice(second);
         });
         let chunks = a.columns().par_chunks(2).count() as u64;

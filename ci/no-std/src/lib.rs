@@ -118,7 +118,7 @@ pub struct Boid {
 /// `SoaMap` of plain values.
 pub fn flock(boids: &mut BoidAllocator, steps: &mut SoaMap<BoidId, u32>, dt: f32) {
     for chunk in boids.columns_mut().chunks_mut(64) {
-        let [vx, vy] = chunk.vel;
+        let [vx, vy] = chunk.vel.into_columns();
         for (p, v) in chunk.pos.x.iter_mut().zip(vx.iter()) {
             *p += v * dt;
         }

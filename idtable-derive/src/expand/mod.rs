@@ -296,12 +296,7 @@ impl Ctx<'_> {
         let tree = match field.shape {
             Shape::Plain => quote_spanned!(span=> #krate::columns::Col<#ty>),
             Shape::Split { elem, len } => {
-                // A literal or a name is a const argument as it is; any
-                // other expression needs braces.
-                let len = match len {
-                    syn::Expr::Lit(_) | syn::Expr::Path(_) => quote!(#len),
-                    _ => quote!({ #len }),
-                };
+                let len = const_arg(len);
                 quote_spanned!(span=> #krate::columns::Split<#krate::columns::Col<#elem>, #len>)
             }
             Shape::Nested => quote_spanned!(span=> #krate::Nested<#ty>),
@@ -340,16 +335,29 @@ impl Ctx<'_> {
     }
 
     /// The type of `field` in the view `kind`, with lifetime `lt`:
-    /// `&'a T` (and its kin) for a plain field, `[&'a E; N]` for a split
-    /// one, the nested type's own view for a nested one.
+    /// `&'a T` (and its kin) for a plain field; for a split one `[&'a E;
+    /// N]` in a row view and the runtime's `SplitColumns<'a, E, N>` (or
+    /// `SplitColumnsMut`) in a column view; the nested type's own view for
+    /// a nested one.
     pub fn view_field_ty(&self, field: &Field, kind: ViewKind, lt: &Lifetime) -> TokenStream {
         let ty = field.ty;
+        let krate = &self.krate;
         match field.shape {
             Shape::Plain => kind.wrap(lt, &quote!(#ty)),
-            Shape::Split { elem, len } => {
-                let one = kind.wrap(lt, &quote!(#elem));
-                quote!([#one; #len])
-            }
+            Shape::Split { elem, len } => match kind {
+                ViewKind::Ref | ViewKind::Mut => {
+                    let one = kind.wrap(lt, &quote!(#elem));
+                    quote!([#one; #len])
+                }
+                ViewKind::Columns => {
+                    let len = const_arg(len);
+                    quote!(#krate::columns::SplitColumns<#lt, #elem, #len>)
+                }
+                ViewKind::ColumnsMut => {
+                    let len = const_arg(len);
+                    quote!(#krate::columns::SplitColumnsMut<#lt, #elem, #len>)
+                }
+            },
             Shape::Nested => {
                 let krate = &self.krate;
                 let assoc = kind.assoc();
@@ -450,6 +458,15 @@ impl Ctx<'_> {
     /// A doc link to the struct.
     pub fn record_link(&self) -> String {
         format!("[`{}`]", self.input.ident)
+    }
+}
+
+/// A split array's length as a const generic argument: a literal or a
+/// name as it is, any other expression in braces.
+pub fn const_arg(len: &syn::Expr) -> TokenStream {
+    match len {
+        syn::Expr::Lit(_) | syn::Expr::Path(_) => quote!(#len),
+        _ => quote!({ #len }),
     }
 }
 

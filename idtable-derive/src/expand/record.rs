@@ -318,10 +318,10 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
                     (Shape::Plain, true) => quote!(&*columns.#name),
                     (Shape::Plain, false) => quote!(&mut *columns.#name),
                     (Shape::Split { .. }, true) => {
-                        quote!(columns.#name.each_ref().map(|__soa_c| &**__soa_c))
+                        quote!(#krate::columns::SplitColumnsMut::as_columns(&columns.#name))
                     }
                     (Shape::Split { .. }, false) => {
-                        quote!(columns.#name.each_mut().map(|__soa_c| &mut **__soa_c))
+                        quote!(#krate::columns::SplitColumnsMut::reborrow(&mut columns.#name))
                     }
                     (Shape::Nested, true) => {
                         quote!(<#ty as #krate::Record>::shared_columns(&columns.#name))
@@ -613,7 +613,7 @@ fn row_loops(
                     .map(|k| Ident::new(&format!("__soa_a{i}_{k}"), Span::call_site()))
                     .collect();
                 params.extend(names.iter().map(|a| quote!(#a: #one)));
-                unpack.push(quote!(let [#(#names),*] = self.#field;));
+                unpack.push(quote!(let [#(#names),*] = self.#field.into_columns();));
                 let elems: Vec<Ident> = (0..n)
                     .map(|k| Ident::new(&format!("__soa_i{i}_{k}"), Span::call_site()))
                     .collect();

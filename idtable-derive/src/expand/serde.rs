@@ -88,7 +88,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                     Shape::Plain => quote!(self.#ident),
                     Shape::Split { .. } => quote! {
                         &#krate::saving::SplitRows::new(
-                            self.#ident,
+                            self.#ident.into_columns(),
                             #krate::ranges::RowSlices::row_count(self),
                         )
                     },

@@ -11,7 +11,8 @@
 //! let mut buf = ColumnBuffer::<(Split<Col<f32>, 3>, Aligned<Col<u8>, 64>)>::new();
 //! buf.push(([1.0, 2.0, 3.0], 7));
 //! buf.push(([4.0, 5.0, 6.0], 8));
-//! let ([x, y, z], team) = buf.slices();
+//! let (xyz, team) = buf.slices();
+//! let [x, y, z] = xyz.into_columns();
 //! assert_eq!((x, y, z), (&[1.0, 4.0][..], &[2.0, 5.0][..], &[3.0, 6.0][..]));
 //! assert_eq!(team.as_ptr() as usize % 64, 0);
 //! assert_eq!(buf.swap_remove(0), ([1.0, 2.0, 3.0], 7));
@@ -20,12 +21,18 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use super::{max, sealed, CloneColumns, Col, ColumnTree, EqColumns, TotalEqColumns, MAX_ALIGN};
+use alloc::vec::Vec;
 
-/// `N` copies of the columns `C` side by side: the columns of an array
-/// `[T; N]` split into one column per element (`Split<Col<T>, N>`). A row
-/// travels as `[T; N]`; its references are `[&T; N]` and its slices
-/// `[&[T]; N]`, one per element.
+use super::{
+    max, sealed, CloneColumns, Col, ColumnTree, EqColumns, SplitColumns, SplitColumnsMut,
+    TotalEqColumns, MAX_ALIGN,
+};
+
+/// `N` columns side by side: the columns of an array `[T; N]` split into
+/// one column per element, `Split<Col<T>, N>` (the one `C` it is a
+/// [`ColumnTree`] of). A row travels as `[T; N]`, its references as `[&T;
+/// N]`, one per element; its slices are a [`SplitColumns`] (mutably a
+/// [`SplitColumnsMut`]), one column per element.
 ///
 /// ```
 /// use idtable::columns::{Col, ColumnBuffer, Split};
@@ -33,7 +40,7 @@ use super::{max, sealed, CloneColumns, Col, ColumnTree, EqColumns, TotalEqColumn
 /// let mut pos = ColumnBuffer::<Split<Col<f32>, 2>>::new();
 /// pos.push([1.0, 2.0]);
 /// pos.push([3.0, 4.0]);
-/// let [xs, ys] = pos.slices_mut();
+/// let [xs, ys] = pos.slices_mut().into_columns();
 /// for (x, y) in xs.iter_mut().zip(ys.iter()) {
 ///     *x += *y; // reads only the bytes of `x` and `y`
 /// }
@@ -120,34 +127,34 @@ unsafe fn drop_columns<C: ColumnTree, const N: usize>(
     }
 }
 
-impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
-    type Values = [C::Values; N];
-    type Ptrs = [C::Ptrs; N];
+impl<T, const N: usize> ColumnTree for Split<Col<T>, N> {
+    type Values = [T; N];
+    type Ptrs = [NonNull<T>; N];
     type Refs<'a>
-        = [C::Refs<'a>; N]
+        = [&'a T; N]
     where
         Self: 'a;
     type Muts<'a>
-        = [C::Muts<'a>; N]
+        = [&'a mut T; N]
     where
         Self: 'a;
     type Slices<'a>
-        = [C::Slices<'a>; N]
+        = SplitColumns<'a, T, N>
     where
         Self: 'a;
     type SlicesMut<'a>
-        = [C::SlicesMut<'a>; N]
+        = SplitColumnsMut<'a, T, N>
     where
         Self: 'a;
 
-    const ROW_SIZE: usize = C::ROW_SIZE * N;
-    const ALIGN: usize = C::ALIGN;
-    const DANGLING: Self::Ptrs = [C::DANGLING; N];
+    const ROW_SIZE: usize = Col::<T>::ROW_SIZE * N;
+    const ALIGN: usize = Col::<T>::ALIGN;
+    const DANGLING: Self::Ptrs = [Col::<T>::DANGLING; N];
 
-    type Vecs = [C::Vecs; N];
+    type Vecs = [Vec<T>; N];
 
     fn vecs_have_len(vecs: &Self::Vecs, n: usize) -> bool {
-        vecs.iter().all(|v| C::vecs_have_len(v, n))
+        vecs.iter().all(|v| Col::<T>::vecs_have_len(v, n))
     }
 
     #[inline]
@@ -155,14 +162,14 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         for (p, v) in ptrs.into_iter().zip(vecs) {
             // SAFETY: forwarded caller contract, per column. Nothing here
             // can panic, so every column is moved.
-            unsafe { C::move_from_vecs(p, v) }
+            unsafe { Col::<T>::move_from_vecs(p, v) }
         }
     }
 
     #[inline]
     fn extent(cap: usize, mut end: usize, min_align: usize) -> Option<usize> {
         for _ in 0..N {
-            end = C::extent(cap, end, min_align)?;
+            end = Col::<T>::extent(cap, end, min_align)?;
         }
         Some(end)
     }
@@ -176,28 +183,28 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
     ) -> Self::Ptrs {
         // SAFETY: the allocation spans the extent of all `N` copies (caller),
         // laid out in the same order as `extent` (`from_fn` calls in order).
-        core::array::from_fn(|_| unsafe { C::place(base, cap, end, min_align) })
+        core::array::from_fn(|_| unsafe { Col::<T>::place(base, cap, end, min_align) })
     }
 
     #[inline(always)]
     unsafe fn write(ptrs: Self::Ptrs, i: usize, values: Self::Values) {
         for (p, v) in ptrs.into_iter().zip(values) {
             // SAFETY: forwarded caller contract, per column.
-            unsafe { C::write(p, i, v) }
+            unsafe { Col::<T>::write(p, i, v) }
         }
     }
 
     #[inline(always)]
     unsafe fn read(ptrs: Self::Ptrs, i: usize) -> Self::Values {
         // SAFETY: forwarded caller contract, per column.
-        ptrs.map(|p| unsafe { C::read(p, i) })
+        ptrs.map(|p| unsafe { Col::<T>::read(p, i) })
     }
 
     #[inline(always)]
     unsafe fn copy_row(ptrs: Self::Ptrs, from: usize, to: usize) {
         for p in ptrs {
             // SAFETY: forwarded caller contract, per column.
-            unsafe { C::copy_row(p, from, to) }
+            unsafe { Col::<T>::copy_row(p, from, to) }
         }
     }
 
@@ -205,7 +212,7 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
     unsafe fn copy_prefix(src: Self::Ptrs, dst: Self::Ptrs, n: usize) {
         for (s, d) in src.into_iter().zip(dst) {
             // SAFETY: forwarded caller contract, per column.
-            unsafe { C::copy_prefix(s, d, n) }
+            unsafe { Col::<T>::copy_prefix(s, d, n) }
         }
     }
 
@@ -215,7 +222,7 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         // earlier ones, so moving it never overwrites rows not yet moved.
         for k in (0..N).rev() {
             // SAFETY: forwarded caller contract, per column.
-            unsafe { C::move_prefix_back(src[k], dst[k], n) }
+            unsafe { Col::<T>::move_prefix_back(src[k], dst[k], n) }
         }
     }
 
@@ -223,14 +230,14 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
     unsafe fn swap(ptrs: Self::Ptrs, a: usize, b: usize) {
         for p in ptrs {
             // SAFETY: forwarded caller contract, per column.
-            unsafe { C::swap(p, a, b) }
+            unsafe { Col::<T>::swap(p, a, b) }
         }
     }
 
     #[inline]
     unsafe fn drop_range(ptrs: Self::Ptrs, start: usize, end: usize) {
         // SAFETY: forwarded caller contract, for every column.
-        unsafe { drop_columns::<C, N>(&ptrs, 0, start, end) }
+        unsafe { drop_columns::<Col<T>, N>(&ptrs, 0, start, end) }
     }
 
     #[inline(always)]
@@ -239,7 +246,7 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         Self: 'a,
     {
         // SAFETY: forwarded caller contract, per column.
-        ptrs.map(|p| unsafe { C::refs(p, i) })
+        ptrs.map(|p| unsafe { Col::<T>::refs(p, i) })
     }
 
     #[inline(always)]
@@ -248,7 +255,7 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         Self: 'a,
     {
         // SAFETY: forwarded caller contract; the columns are distinct.
-        ptrs.map(|p| unsafe { C::muts(p, i) })
+        ptrs.map(|p| unsafe { Col::<T>::muts(p, i) })
     }
 
     #[inline(always)]
@@ -257,7 +264,7 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         Self: 'a,
     {
         // SAFETY: forwarded caller contract, per column.
-        ptrs.map(|p| unsafe { C::slices(p, len) })
+        SplitColumns::new(ptrs.map(|p| unsafe { Col::<T>::slices(p, len) }))
     }
 
     #[inline(always)]
@@ -266,25 +273,25 @@ impl<C: ColumnTree, const N: usize> ColumnTree for Split<C, N> {
         Self: 'a,
     {
         // SAFETY: forwarded caller contract; the columns are distinct.
-        ptrs.map(|p| unsafe { C::slices_mut(p, len) })
+        SplitColumnsMut::new(ptrs.map(|p| unsafe { Col::<T>::slices_mut(p, len) }))
     }
 }
 
-impl<C: CloneColumns, const N: usize> CloneColumns for Split<C, N> {
+impl<T: Clone, const N: usize> CloneColumns for Split<Col<T>, N> {
     #[inline]
     fn clone_row(refs: Self::Refs<'_>) -> Self::Values {
-        refs.map(C::clone_row)
+        refs.map(T::clone)
     }
 }
 
-impl<C: EqColumns, const N: usize> EqColumns for Split<C, N> {
+impl<T: PartialEq, const N: usize> EqColumns for Split<Col<T>, N> {
     unsafe fn eq_rows(a: Self::Ptrs, b: Self::Ptrs, len: usize) -> bool {
         // SAFETY: forwarded caller contract, per column.
-        (0..N).all(|k| unsafe { C::eq_rows(a[k], b[k], len) })
+        (0..N).all(|k| unsafe { Col::<T>::eq_rows(a[k], b[k], len) })
     }
 }
 
-impl<C: TotalEqColumns, const N: usize> TotalEqColumns for Split<C, N> {}
+impl<T: Eq, const N: usize> TotalEqColumns for Split<Col<T>, N> {}
 
 impl ColumnTree for RowCount {
     type Values = ();
@@ -560,7 +567,8 @@ mod tests {
         for i in 0..20 {
             b.push(row(i));
         }
-        let (_, ([a, c, d], (_, [x, y]))) = b.slices();
+        let (_, (strings, (_, floats))) = b.slices();
+        let ([a, c, d], [x, y]) = (strings.into_columns(), floats.into_columns());
         assert_eq!(
             (a[7].as_str(), c[7].as_str(), d[7].as_str()),
             ("7", "8", "9")
@@ -584,8 +592,9 @@ mod tests {
     #[test]
     fn aligned_columns_start_at_multiples_at_every_capacity() {
         let check = |b: &ColumnBuffer<Shape>| {
-            let (bytes, (_, (shorts, [x, y]))) = b.slices();
+            let (bytes, (_, (shorts, floats))) = b.slices();
             let _ = bytes;
+            let [x, y] = floats.into_columns();
             for p in [
                 shorts.as_ptr() as usize,
                 x.as_ptr() as usize,

@@ -10,5 +10,5 @@ pub struct Particle {
 
 fn main() {
     let particles = ParticleAllocator::new();
-    let _: [&[f32]; 3] = particles.columns().pos;
+    let _: [&[f32]; 3] = particles.columns().pos.into_columns();
 }
