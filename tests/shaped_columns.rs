@@ -7,8 +7,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use idtable::columns::SplitColumns;
-use idtable::{SoaAllocator, SoaMap};
+use idtable::columns::{SplitColumns, SplitColumnsMut};
+use idtable::{RowRanges, SoaAllocator, SoaMap};
 use proptest::prelude::*;
 
 #[derive(SoaAllocator, Clone, Copy, Debug, PartialEq, Default)]
@@ -141,6 +141,84 @@ fn the_loop_over_one_split_or_nested_component_reads_only_its_column() {
     let pos = a.columns().body.pos;
     let (x0, y0) = (pos.x.as_ptr() as usize, pos.y.as_ptr() as usize);
     assert!(x0.abs_diff(y0) >= 100 * 4, "x and y are not interleaved");
+}
+
+/// A split field's columns, at the top and inside a nested struct, shared
+/// and mutable: element `k`'s column is `column(k)`, all of them
+/// `into_columns()`; a view's row ranges cut them with the other columns.
+#[test]
+fn split_columns_are_indexed_by_element() {
+    let mut a: ShapedAllocator = (0..6).map(shaped).collect();
+
+    // Shared: `Copy`, element columns as slices.
+    let cols = a.columns();
+    let vel: SplitColumns<'_, f32, 3> = cols.vel;
+    let again = vel;
+    assert_eq!(vel.column(0), &[0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    assert_eq!(again.column(2)[3], 9.0);
+    let [vx, vy, vz] = vel.into_columns();
+    assert_eq!((vx.len(), vy[5], vz[1]), (6, 1.0, 3.0));
+    let spin: SplitColumns<'_, i16, 2> = cols.body.spin;
+    assert_eq!(spin.column(1), &[0, -1, -2, -3, -4, -5]);
+    // Printed and compared as the array of columns.
+    assert_eq!(
+        format!("{:?}", cols.get(4..).unwrap().body.spin),
+        "[[4, 5], [-4, -5]]"
+    );
+    assert!(cols.vel == again);
+    assert!(cols.vel != cols.get(1..).unwrap().vel);
+
+    // Row ranges of the view cut every element column at the same rows.
+    let (head, tail) = cols.split_at(2);
+    assert_eq!((head.vel.column(1).len(), tail.vel.column(1).len()), (2, 4));
+    assert_eq!(tail.body.spin.column(0), &[2, 3, 4, 5]);
+    let firsts: Vec<f32> = cols.chunks(4).map(|c| c.vel.column(0)[0]).collect();
+    assert_eq!(firsts, [0.0, 8.0]);
+    let middle = cols.get(1..3).unwrap();
+    assert_eq!(
+        middle.vel.into_columns(),
+        [&[2.0, 4.0][..], &[1.0; 2], &[3.0, 6.0]]
+    );
+    let row = cols.row(5);
+    assert_eq!((row.vel, row.body.spin), ([&10.0, &1.0, &15.0], [&5, &-5]));
+    let mut sum = 0.0;
+    cols.for_each(|r| sum += *r.vel[0] + *r.vel[2]);
+    assert_eq!(sum, 75.0);
+
+    // Mutable: one element column, several at once, all for the view's
+    // lifetime; shared and reborrowed copies.
+    let mut cols = a.columns_mut();
+    let vel: &mut SplitColumnsMut<'_, f32, 3> = &mut cols.vel;
+    vel.column_mut(1).fill(-1.0);
+    let [vx, _, vz] = vel.columns_mut();
+    vx.copy_from_slice(vz);
+    assert_eq!(vel.column(0), vel.as_columns().column(2));
+    vel.reborrow().into_columns()[2][0] = 100.0;
+    cols.body.spin.column_mut(0)[5] = 50;
+    let (_, tail) = cols.reborrow().split_at_mut(4);
+    let [_, spin_y] = tail.body.spin.into_columns();
+    spin_y.fill(7);
+    let [vx, vy, vz] = cols.vel.into_columns();
+    vx[1] += vy[1] + vz[1];
+    let cols = a.columns();
+    assert_eq!(cols.vel.column(0), &[0.0, 5.0, 6.0, 9.0, 12.0, 15.0]);
+    assert_eq!(cols.vel.column(1), &[-1.0; 6]);
+    assert_eq!(cols.vel.column(2), &[100.0, 3.0, 6.0, 9.0, 12.0, 15.0]);
+    assert_eq!(cols.body.spin.column(0), &[0, 1, 2, 3, 4, 50]);
+    assert_eq!(cols.body.spin.column(1), &[0, -1, -2, -3, 7, 7]);
+
+    // The ids and columns, cut together.
+    let ids = a.ids().to_vec();
+    for (chunk_ids, mut chunk) in a.ids_and_columns_mut().chunks_mut(4) {
+        for (id, v) in chunk_ids.iter().zip(chunk.vel.column_mut(1)) {
+            *v = id.index() as f32;
+        }
+    }
+    let (id, row) = a.ids_and_columns_mut().row_mut(3);
+    assert_eq!((*id, *row.vel[1]), (ids[3], 3.0));
+    *row.vel[1] = 0.5;
+    assert_eq!(a.get(ids[3]).unwrap().vel, [&9.0, &0.5, &9.0]);
+    a.check_invariants();
 }
 
 /// Every column starts at a multiple of its alignment at every capacity:
