@@ -139,7 +139,7 @@ extern crate alloc;
 ///
 /// | option | what it does | default |
 /// | --- | --- | --- |
-/// | `#[soa(split)]` | a field `[T; N]` becomes `N` columns of `T`: `FooColumns` holds a [`SplitColumns<T, N>`](columns::SplitColumns) (`cols.f.column(k)` is element `k`'s `&[T]`, `cols.f.into_columns()` all `N`), `FooRef` holds `[&T; N]`; insert, remove and serde still take and give `[T; N]` | one column of `[T; N]` |
+/// | `#[soa(split)]` | a field `[T; N]` becomes `N` columns of `T`: `FooColumns` holds a [`SplitColumns<T, N>`](columns::SplitColumns) (`cols.f[k]` is element `k`'s `[T]`, `cols.f.into_columns()` all `N`), `FooRef` holds `[&T; N]`; insert, remove and serde still take and give `[T; N]` | one column of `[T; N]` |
 /// | `#[soa(nested)]` | the fields of a derived struct `V` become columns of this one: `FooColumns` holds `VColumns`, `FooRef` holds `VRef`; nests and splits inside compose | one column of `V` |
 /// | `#[soa(align = N)]` | the field's columns start at a multiple of `N` bytes (a power of two, at least the type's alignment) at every capacity, in the one allocation | the type's alignment (or the struct's `align`) |
 ///
@@ -153,14 +153,14 @@ extern crate alloc;
 /// #[derive(SoaAllocator, Clone, Debug, PartialEq)]
 /// pub struct Boid {
 ///     #[soa(nested)] pub pos: V2,        // columns pos.x, pos.y
-///     #[soa(split)] pub vel: [f32; 2],   // columns vel.column(0), vel.column(1)
+///     #[soa(split)] pub vel: [f32; 2],   // columns vel[0], vel[1]
 ///     #[soa(align = 64)] pub heat: f32,  // at a multiple of 64 bytes
 /// }
 ///
 /// let mut boids = BoidAllocator::new();
 /// let id = boids.insert(Boid { pos: V2 { x: 1.0, y: 2.0 }, vel: [0.5, 0.0], heat: 0.0 });
 /// let cols = boids.columns_mut();
-/// for (x, vx) in cols.pos.x.iter_mut().zip(cols.vel.column(0)) {
+/// for (x, vx) in cols.pos.x.iter_mut().zip(cols.vel[0].iter()) {
 ///     *x += vx;
 /// }
 /// let b: BoidRef<'_> = boids.get(id).unwrap();

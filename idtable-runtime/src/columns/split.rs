@@ -8,17 +8,23 @@ use crate::ranges::{ArrayRowIter, RowSlices};
 
 /// The columns of a `#[soa(split)]` field `[T; N]` in a shared column view
 /// (`FooColumns`): one column `&'a [T]` per element, each as long as the
-/// view. A type of its own rather than an array of slices, so that code
-/// written for the field's unsplit column (`&'a [[T; N]]`, one array per
-/// row) does not compile with another meaning once the field is split: it
-/// has no `iter()`, `len()`, indexing or `IntoIterator`, whose unsplit
-/// forms went over rows. The number of rows is the view's `len()` (a
-/// `[T; 0]` split has no column to count them).
+/// view, indexed by element (`pos[k]` is element `k`'s column). A type of
+/// its own rather than an array of slices, so that code written for the
+/// field's unsplit column (`&'a [[T; N]]`, one array per row) does not
+/// compile with another meaning once the field is split: it has no
+/// `iter()`, `len()`, `first()` or `IntoIterator`, whose unsplit forms went
+/// over rows. The number of rows is the view's `len()` (a `[T; 0]` split
+/// has no column to count them).
+///
+/// Indexing is by element, where the unsplit column's was by row: `pos[i]`
+/// is row `i` unsplit and element column `i` split. A loop over rows that
+/// indexes `pos[i]` panics at `i == N` (naming the split) rather than read
+/// another cell; write `pos[k][i]` for row `i`'s element `k`.
 ///
 /// | unsplit `pos: &[[T; N]]` | split `pos: SplitColumns<T, N>` |
 /// | --- | --- |
-/// | `pos.iter().map(\|p\| p[0])` | `pos.column(0).iter()` |
-/// | `pos[i][k]` | `pos.column(k)[i]` |
+/// | `pos.iter().map(\|p\| p[0])` | `pos[0].iter()` |
+/// | `pos[i][k]` | `pos[k][i]` |
 /// | `pos.len()` | the view's `cols.len()` |
 /// | `for p in pos` | `cols.for_each(\|row\| ..)` with `row.pos: [&T; N]` |
 /// | — | `let [xs, ys] = pos.into_columns();` |
@@ -38,6 +44,8 @@ use crate::ranges::{ArrayRowIter, RowSlices};
 /// let bodies: BodyAllocator = (0..4).map(|i| Body { pos: [i, 10 * i] }).collect();
 /// let pos: SplitColumns<'_, i64, 2> = bodies.columns().pos;
 /// assert_eq!(pos.column(1), &[0, 10, 20, 30]);
+/// assert_eq!(&pos[1], &[0, 10, 20, 30]); // indexed by element
+/// assert_eq!(pos[0].iter().sum::<i64>(), 6);
 /// let [xs, ys] = pos.into_columns();
 /// let checksum: i64 = xs.iter().zip(ys).map(|(x, y)| x + 3 * y).sum();
 /// assert_eq!(checksum, 186);
@@ -53,23 +61,24 @@ use crate::ranges::{ArrayRowIter, RowSlices};
 /// let rows = bodies.columns().pos.len(); // `bodies.columns().len()`
 /// ```
 ///
-/// ```compile_fail,E0608
+/// ```compile_fail,E0599
 /// # use idtable::SoaAllocator;
 /// # #[derive(SoaAllocator)]
 /// # pub struct Body { #[soa(split)] pub pos: [i64; 2] }
 /// # let bodies = BodyAllocator::new();
-/// let x = bodies.columns().pos[3][0]; // `pos.column(0)[3]`
+/// let sum: i64 = bodies.columns().pos.iter().map(|p| p[0] + 3 * p[1]).sum(); // `pos[0]`, `pos[1]`
 /// ```
 pub struct SplitColumns<'a, T, const N: usize> {
     columns: [&'a [T]; N],
 }
 
 /// The columns of a `#[soa(split)]` field `[T; N]` in a mutable column view
-/// (`FooColumnsMut`): one column `&'a mut [T]` per element. As
-/// [`SplitColumns`], it offers none of the unsplit column's slice methods;
-/// an element column is lent by [`column_mut`](Self::column_mut), several
-/// at once by [`columns_mut`](Self::columns_mut), and all of them for the
-/// view's lifetime by [`into_columns`](Self::into_columns).
+/// (`FooColumnsMut`): one column `&'a mut [T]` per element, indexed by
+/// element (`cols.vel[0].iter_mut()`). As [`SplitColumns`], it offers none
+/// of the unsplit column's slice methods; an element column is lent by
+/// indexing or [`column_mut`](Self::column_mut), several at once by
+/// [`columns_mut`](Self::columns_mut), and all of them for the view's
+/// lifetime by [`into_columns`](Self::into_columns).
 ///
 /// ```
 /// use idtable::SoaAllocator;
@@ -85,9 +94,10 @@ pub struct SplitColumns<'a, T, const N: usize> {
 /// let mut ps: ParticleAllocator =
 ///     (0..3).map(|i| Particle { pos: [0.0; 2], vel: [i as f32, 1.0] }).collect();
 /// let mut cols = ps.columns_mut();
-/// for (x, vx) in cols.pos.column_mut(0).iter_mut().zip(cols.vel.column(0)) {
+/// for (x, vx) in cols.pos[0].iter_mut().zip(cols.vel[0].iter()) {
 ///     *x += vx;
 /// }
+/// cols.pos.column_mut(0)[1] += 0.0; // the same column, by a method
 /// // Shared and shorter-lived copies, as the view's `as_columns()` and
 /// // `reborrow()` make.
 /// assert_eq!(cols.pos.as_columns().column(0), &[0.0, 1.0, 2.0]);
@@ -112,7 +122,10 @@ pub struct SplitColumnsMut<'a, T, const N: usize> {
 #[inline(never)]
 #[track_caller]
 fn element_out_of_bounds(k: usize, n: usize) -> ! {
-    panic!("element column {k} out of bounds: the array splits into {n} columns")
+    panic!(
+        "element column {k} out of bounds: the array splits into {n} columns \
+         (a split field's columns are indexed by element, not by row)"
+    )
 }
 
 impl<'a, T, const N: usize> SplitColumns<'a, T, N> {
@@ -205,6 +218,49 @@ impl<'a, T, const N: usize> SplitColumnsMut<'a, T, N> {
     #[inline(always)]
     pub fn reborrow(&mut self) -> SplitColumnsMut<'_, T, N> {
         SplitColumnsMut::new(self.columns_mut())
+    }
+}
+
+/// Element `k`'s column (row `i`'s `field[k]` is `self[k][i]`).
+///
+/// # Panics
+///
+/// If `k >= N`, naming the split: the unsplit column was indexed by row.
+impl<T, const N: usize> core::ops::Index<usize> for SplitColumns<'_, T, N> {
+    type Output = [T];
+
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, k: usize) -> &[T] {
+        self.column(k)
+    }
+}
+
+/// Element `k`'s column, shared.
+///
+/// # Panics
+///
+/// If `k >= N`, naming the split.
+impl<T, const N: usize> core::ops::Index<usize> for SplitColumnsMut<'_, T, N> {
+    type Output = [T];
+
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, k: usize) -> &[T] {
+        self.column(k)
+    }
+}
+
+/// Element `k`'s column, mutably.
+///
+/// # Panics
+///
+/// If `k >= N`, naming the split.
+impl<T, const N: usize> core::ops::IndexMut<usize> for SplitColumnsMut<'_, T, N> {
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, k: usize) -> &mut [T] {
+        self.column_mut(k)
     }
 }
 
@@ -332,6 +388,18 @@ mod tests {
     fn an_element_past_the_last_panics() {
         let (xs, ys) = ([1, 2], [3, 4]);
         let _ = SplitColumns::new([&xs[..], &ys[..]]).column(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "indexed by element, not by row")]
+    fn indexing_past_the_last_element_names_the_split() {
+        let (xs, ys) = ([1, 2, 3], [3, 4, 5]);
+        let cols = SplitColumns::new([&xs[..], &ys[..]]);
+        // A loop written for the unsplit column, by row: rows 0 and 1 read
+        // element columns, row 2 panics.
+        for i in 0..3 {
+            let _ = &cols[i];
+        }
     }
 
     #[test]
