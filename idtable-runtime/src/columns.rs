@@ -59,8 +59,6 @@ use core::marker::PhantomData;
 use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
 
-use crate::marks::Marks;
-
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 mod shaped;
@@ -1356,34 +1354,49 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         unsafe { C::drop_range(self.ptrs, new_len, old) };
     }
 
-    /// Drops the marked rows at or after `start` and moves the others down
-    /// over them in one pass, keeping their order; rows before `start` stay
-    /// where they are.
+    /// Drops the rows at or after `start` that `removed` names and moves
+    /// the others down over them in one pass, keeping their order; rows
+    /// before `start` stay where they are. `removed(base, n)` answers for
+    /// rows `base..base + n` at once (`n <= 64`; bit `i` set when row
+    /// `base + i` goes): it is asked once per block, in order, before any
+    /// row of the block is dropped or moved. Allocates nothing.
     ///
-    /// If a destructor panics, the pass still completes (the rows left to
-    /// drop are dropped, a second panic aborts, as for a slice), so the
-    /// buffer holds exactly the unmarked rows either way.
-    pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
+    /// If a destructor panics, the pass still completes (the blocks left
+    /// are asked for, the rows left to drop are dropped, a second panic
+    /// aborts, as for a slice), so the buffer holds exactly the rows not
+    /// removed either way.
+    pub(crate) fn remove_where(&mut self, start: usize, removed: impl FnMut(usize, usize) -> u64) {
         self.moved();
         /// The pass's state; dropping it finishes the pass.
-        struct Pass<'a, C: ColumnTree> {
+        struct Pass<'a, C: ColumnTree, F: FnMut(usize, usize) -> u64> {
             buf: &'a mut ColumnBuffer<C>,
-            marks: &'a Marks,
+            removed: F,
             /// The next row to look at.
             read: usize,
             /// Where the next kept row goes.
             write: usize,
             /// The length before the pass.
             end: usize,
+            /// The end of the block `removed` last answered for.
+            block_end: usize,
+            /// Its answer for rows `read..block_end`, row `read` lowest.
+            bits: u64,
         }
-        impl<C: ColumnTree> Pass<'_, C> {
+        impl<C: ColumnTree, F: FnMut(usize, usize) -> u64> Pass<'_, C, F> {
             fn run(&mut self) {
                 while self.read < self.end {
+                    if self.read == self.block_end {
+                        let n = (self.end - self.read).min(64);
+                        self.bits = (self.removed)(self.read, n);
+                        self.block_end = self.read + n;
+                    }
                     let row = self.read;
+                    let gone = self.bits & 1 != 0;
                     // Advanced first: if this row's destructor panics, the
                     // pass resumes after it.
                     self.read += 1;
-                    if self.marks.contains(row) {
+                    self.bits >>= 1;
+                    if gone {
                         // SAFETY: rows `read..end` are initialised and
                         // counted by no one (the length is `write`); this
                         // one is moved out once and dropped.
@@ -1400,7 +1413,7 @@ impl<C: ColumnTree> ColumnBuffer<C> {
                 }
             }
         }
-        impl<C: ColumnTree> Drop for Pass<'_, C> {
+        impl<C: ColumnTree, F: FnMut(usize, usize) -> u64> Drop for Pass<'_, C, F> {
             fn drop(&mut self) {
                 self.run();
             }
@@ -1410,20 +1423,32 @@ impl<C: ColumnTree> ColumnBuffer<C> {
             return;
         }
         if !core::mem::needs_drop::<C::Values>() {
-            // Nothing to drop and no user code to panic: the kept rows move
-            // down, found a word of marks at a time (no branch on each
-            // row's mark).
+            // Nothing to drop and no user code to panic: the kept rows of
+            // each block move down, found a bit at a time (no branch on
+            // each row's answer).
+            // The length stays `start` until the end: `removed` is the
+            // caller's code, and no row is counted twice meanwhile.
+            self.len = start;
+            let mut removed = removed;
             let mut write = start;
-            let ptrs = self.ptrs;
-            marks.for_each(false, start, end, |row| {
-                if row != write {
-                    // SAFETY: `row < end` is initialised; `write < row` is
-                    // a marked row (its value needs no drop) or one already
-                    // moved down, so overwriting it loses nothing.
-                    unsafe { C::copy_row(ptrs, row, write) };
+            let mut base = start;
+            while base < end {
+                let n = (end - base).min(64);
+                let mut kept = !removed(base, n) & (u64::MAX >> (64 - n));
+                while kept != 0 {
+                    let row = base + kept.trailing_zeros() as usize;
+                    kept &= kept - 1;
+                    if row != write {
+                        // SAFETY: `row < end` is initialised; `write < row`
+                        // is a removed row (its value needs no drop) or one
+                        // already moved down, so overwriting it loses
+                        // nothing.
+                        unsafe { C::copy_row(self.ptrs, row, write) };
+                    }
+                    write += 1;
                 }
-                write += 1;
-            });
+                base += n;
+            }
             self.len = write;
             return;
         }
@@ -1431,10 +1456,12 @@ impl<C: ColumnTree> ColumnBuffer<C> {
         self.len = start;
         let mut pass = Pass {
             buf: self,
-            marks,
+            removed,
             read: start,
             write: start,
             end,
+            block_end: start,
+            bits: 0,
         };
         pass.run();
     }
@@ -2081,34 +2108,55 @@ mod tests {
         assert_eq!(drops.get(), 20);
     }
 
-    #[test]
-    fn remove_marked_keeps_order_and_drops_each_marked_row_once() {
-        let drops = Rc::new(Cell::new(0));
-        let mut b = ColumnBuffer::<(Col<u32>, (Col<Counted>, Col<()>))>::new();
-        for i in 0..40 {
-            b.push((i, (Counted(drops.clone()), ())));
-        }
-        let mut marks = Marks::with_len(40);
-        for d in [3, 4, 17, 39, 38] {
-            marks.insert(d);
-        }
-        marks.insert(1); // before `start`: left alone
-        b.remove_marked(3, &marks);
-        assert_eq!(drops.get(), 5);
-        let want: Vec<u32> = (0..40)
-            .filter(|i| ![3, 4, 17, 38, 39].contains(i))
-            .collect();
-        assert_eq!(b.slices().0, &want[..]);
-        assert_eq!(b.slices().1 .1.len(), 35);
-        b.remove_marked(100, &marks); // past the end: nothing
-        assert_eq!(b.len(), 35);
-        drop(b);
-        assert_eq!(drops.get(), 40);
+    /// The answer of `remove_where`'s `removed` for rows `base..base + n`
+    /// when the rows `goes` names go; the block is noted in `asked`.
+    fn answer(
+        goes: impl Fn(usize) -> bool,
+        asked: &mut Vec<(usize, usize)>,
+        base: usize,
+        n: usize,
+    ) -> u64 {
+        assert!((1..=64).contains(&n), "a block of {n} rows");
+        asked.push((base, n));
+        (0..n).fold(0, |bits, i| bits | u64::from(goes(base + i)) << i)
+    }
+
+    /// Whether `asked` covers `start..end` block after block, in order.
+    fn covers(asked: &[(usize, usize)], start: usize, end: usize) -> bool {
+        let mut next = start;
+        asked.iter().all(|&(base, n)| {
+            let ok = base == next;
+            next = base + n;
+            ok
+        }) && next == end.max(start)
     }
 
     #[test]
-    fn remove_marked_without_drops_keeps_the_unmarked_rows_in_order() {
-        // Rows whose values need no drop take the word-at-a-time path.
+    fn remove_where_keeps_order_and_drops_each_removed_row_once() {
+        let drops = Rc::new(Cell::new(0));
+        let mut b = ColumnBuffer::<(Col<u32>, (Col<Counted>, Col<()>))>::new();
+        for i in 0..100 {
+            b.push((i, (Counted(drops.clone()), ())));
+        }
+        // Row 1 is before `start`: never asked for, left alone.
+        let goes = |d: usize| [1, 3, 4, 17, 70, 98, 99].contains(&d);
+        let mut asked = Vec::new();
+        b.remove_where(3, |base, n| answer(goes, &mut asked, base, n));
+        assert!(covers(&asked, 3, 100), "{asked:?}");
+        assert_eq!(drops.get(), 6);
+        let want: Vec<u32> = (0..100).filter(|&i| i == 1 || !goes(i as usize)).collect();
+        assert_eq!(b.slices().0, &want[..]);
+        assert_eq!(b.slices().1 .1.len(), 94);
+        asked.clear();
+        b.remove_where(100, |base, n| answer(|_| true, &mut asked, base, n));
+        assert_eq!((b.len(), asked.len()), (94, 0), "past the end: nothing");
+        drop(b);
+        assert_eq!(drops.get(), 100);
+    }
+
+    #[test]
+    fn remove_where_without_drops_keeps_the_other_rows_in_order() {
+        // Rows whose values need no drop take the block-at-a-time path.
         for (len, every) in [
             (1, 1),
             (64, 3),
@@ -2122,15 +2170,14 @@ mod tests {
             for i in 0..len {
                 b.push((i as u32, ([i as u8; 3], ())));
             }
-            let mut marks = Marks::with_len(len);
-            for d in (len / 3..len).filter(|d| d % every == 0) {
-                marks.insert(d);
-            }
-            marks.insert(1); // before `start`: left alone
+            // Row 1 is before `start`: never asked for, left alone.
+            let goes = |d: usize| d == 1 || d % every == 0;
             let start = len / 3;
-            b.remove_marked(start, &marks);
+            let mut asked = Vec::new();
+            b.remove_where(start, |base, n| answer(goes, &mut asked, base, n));
+            assert!(covers(&asked, start, len), "{len} rows: {asked:?}");
             let want: Vec<u32> = (0..len)
-                .filter(|&d| d < start || !marks.contains(d))
+                .filter(|&d| d < start || !goes(d))
                 .map(|d| d as u32)
                 .collect();
             assert_eq!(b.slices().0, &want[..], "{len} rows, every {every}");
@@ -2151,27 +2198,31 @@ mod tests {
     }
 
     #[test]
-    fn remove_marked_finishes_when_a_destructor_panics() {
+    fn remove_where_finishes_when_a_destructor_panics() {
         let drops = Rc::new(Cell::new(0));
         let mut b = ColumnBuffer::<(Col<Bomb>, Col<u8>)>::new();
-        for i in 0..10u8 {
+        for i in 0..140u8 {
             b.push((Bomb(drops.clone(), i == 2), i));
         }
-        let mut marks = Marks::with_len(10);
-        for d in [2, 5, 9] {
-            marks.insert(d);
-        }
-        let r =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.remove_marked(0, &marks)));
+        let goes = |d: usize| [2, 5, 9, 64, 139].contains(&d);
+        let mut asked = Vec::new();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            b.remove_where(0, |base, n| answer(goes, &mut asked, base, n))
+        }));
         assert!(r.is_err());
+        assert!(
+            covers(&asked, 0, 140),
+            "every block is asked for: {asked:?}"
+        );
         assert_eq!(
             drops.get(),
-            3,
+            5,
             "the rows after the panicking one are dropped too"
         );
-        assert_eq!(b.slices().1, &[0, 1, 3, 4, 6, 7, 8]);
+        let want: Vec<u8> = (0..140).filter(|&i| !goes(i as usize)).collect();
+        assert_eq!(b.slices().1, &want[..]);
         drop(b);
-        assert_eq!(drops.get(), 10);
+        assert_eq!(drops.get(), 140);
     }
 
     #[test]

@@ -92,10 +92,10 @@ use crate::columns::{RowHandle, RowHandleMut};
 #[cfg(target_endian = "little")]
 use crate::data::{DataMap, DataRef};
 use crate::id::Id;
-use crate::marks::Marks;
+use crate::marks::Detached;
 use crate::record::{make_mut, make_ref, Record};
 use crate::rows::sealed::Index as _;
-use crate::rows::{KeyOf, RowIndex, Rows};
+use crate::rows::{self, KeyOf, RowIndex, Rows};
 
 use crate::{map::SoaMap, storage::SoaStorage};
 
@@ -327,18 +327,33 @@ mod sealed {
     /// source: through the borrow it was made from, once no item of the
     /// join lives.
     pub trait Remove<K, R> {
-        /// Removes the marked rows, keeping the others in order.
+        /// Detaches the key at `dense` (in bounds) from the index, noted
+        /// in `span`: the mark of a removal by `retain` (`rows::detach`).
         ///
         /// # Safety
         ///
         /// No item this source handed out lives.
-        unsafe fn remove_marked(&mut self, marks: &crate::marks::Marks);
+        unsafe fn detach(&mut self, span: &mut crate::marks::Detached, dense: usize);
+        /// Takes back the detachments of `span`: no row is removed.
+        ///
+        /// # Safety
+        ///
+        /// As `detach`.
+        unsafe fn reattach(&mut self, span: crate::marks::Detached);
+        /// Removes the rows detached in `span`, keeping the others in
+        /// order; `span` is taken unless the index's readying for it
+        /// panics (nothing has changed then: see `Rows::remove_detached`).
+        ///
+        /// # Safety
+        ///
+        /// As `detach`.
+        unsafe fn remove_detached(&mut self, span: &mut crate::marks::Detached);
         /// Removes the row at `dense` (in bounds), the last row moving
         /// into the gap, and returns it.
         ///
         /// # Safety
         ///
-        /// As `remove_marked`.
+        /// As `detach`.
         unsafe fn swap_remove(&mut self, dense: usize) -> (K, R);
     }
 
@@ -561,17 +576,34 @@ impl<'a, X: RowIndex, T: Record> Shared<'a, X, T> {
 }
 
 impl<X: RowIndex, T: Record> sealed::Remove<KeyOf<X>, T> for Exclusive<'_, X, T> {
-    unsafe fn remove_marked(&mut self, marks: &Marks) {
+    #[inline(always)]
+    unsafe fn detach(&mut self, span: &mut Detached, dense: usize) {
         // SAFETY: `origin` is the join's `&mut` borrow of the rows; no item
         // made from the parts lives (the caller's promise), and the parts
         // are made anew from the new borrow.
         unsafe {
-            (*self.origin.as_ptr()).remove_marked(marks);
+            let index = &mut (*self.origin.as_ptr()).index;
+            let key = index.keys()[dense];
+            rows::detach(index, span, key, dense);
+            *self = Exclusive::from_origin(self.origin);
+        }
+    }
+    unsafe fn reattach(&mut self, span: Detached) {
+        // SAFETY: as `detach`.
+        unsafe {
+            rows::reattach(&mut (*self.origin.as_ptr()).index, span);
+            *self = Exclusive::from_origin(self.origin);
+        }
+    }
+    unsafe fn remove_detached(&mut self, span: &mut Detached) {
+        // SAFETY: as `detach`.
+        unsafe {
+            (*self.origin.as_ptr()).remove_detached(span);
             *self = Exclusive::from_origin(self.origin);
         }
     }
     unsafe fn swap_remove(&mut self, dense: usize) -> (KeyOf<X>, T) {
-        // SAFETY: as `remove_marked`.
+        // SAFETY: as `detach`.
         unsafe {
             let removed = (*self.origin.as_ptr()).swap_remove_dense(dense);
             *self = Exclusive::from_origin(self.origin);
@@ -598,9 +630,18 @@ impl<X: RowIndex, T: Record> Removable for Exclusive<'_, X, T> {
 }
 
 impl<S: Drivable + Removable> sealed::Remove<<S as Source>::Key, S::Record> for Driver<S> {
-    unsafe fn remove_marked(&mut self, marks: &Marks) {
+    #[inline(always)]
+    unsafe fn detach(&mut self, span: &mut Detached, dense: usize) {
         // SAFETY: forwarded under the caller's promise.
-        unsafe { self.0.remove_marked(marks) }
+        unsafe { self.0.detach(span, dense) }
+    }
+    unsafe fn reattach(&mut self, span: Detached) {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.reattach(span) }
+    }
+    unsafe fn remove_detached(&mut self, span: &mut Detached) {
+        // SAFETY: forwarded under the caller's promise.
+        unsafe { self.0.remove_detached(span) }
     }
     unsafe fn swap_remove(&mut self, dense: usize) -> (<S as Source>::Key, S::Record) {
         // SAFETY: forwarded under the caller's promise.
@@ -1393,7 +1434,9 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
     /// first source, in its dense order (a [`Driver`] elsewhere does not
     /// compile): the same work as that container's own `retain` with the
     /// other sources read by hand inside it, each kept row moved at most
-    /// once.
+    /// once. `keep` sees every key before any row is removed: if it panics,
+    /// no row is. Allocates nothing (the rows to remove are marked in the
+    /// first source's own keys or index).
     ///
     /// ```
     /// use idtable::join::JoinItems;
@@ -1428,21 +1471,51 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
     where
         S: RemovingSources,
     {
-        let mut sources = self.sources;
-        let len = sources.target().driver_len().unwrap_or(0);
-        let mut marks = Marks::with_len(len);
+        /// The first pass: the rows `keep` rejects are detached, marked in
+        /// the first source's keys or index (nothing is allocated).
+        /// Dropped before the second pass (`keep` panicked), it reattaches
+        /// them: no row is removed.
+        struct Marking<S: RemovingSources> {
+            sources: S,
+            span: Detached,
+        }
+        impl<S: RemovingSources> Drop for Marking<S> {
+            fn drop(&mut self) {
+                if !self.span.is_empty() {
+                    // SAFETY: no item lives: `keep`, which held the last
+                    // ones, has unwound.
+                    unsafe { self.sources.target_mut().reattach(self.span) }
+                }
+            }
+        }
+        let mut marking = Marking {
+            sources: self.sources,
+            span: Detached::NONE,
+        };
+        let len = marking.sources.target().driver_len().unwrap_or(0);
         for dense in 0..len {
             // SAFETY: the first source is required (`Removable`) and
             // `dense` is below its length; each key is fetched once, and
             // its items end with the call of `keep`.
-            if let Some((key, items)) = unsafe { Self::at(&sources, 0, dense) } {
+            if let Some((key, items)) = unsafe { Self::at(&marking.sources, 0, dense) } {
                 if !keep(key, JoinItems(items)) {
-                    marks.insert(dense);
+                    // SAFETY: no item lives: `keep` took them for its call.
+                    unsafe {
+                        marking
+                            .sources
+                            .target_mut()
+                            .detach(&mut marking.span, dense)
+                    }
                 }
             }
         }
         // SAFETY: no item lives: `keep` took each one for its call only.
-        unsafe { sources.target_mut().remove_marked(&marks) }
+        unsafe {
+            marking
+                .sources
+                .target_mut()
+                .remove_detached(&mut marking.span)
+        }
     }
 
     /// Removes from the join's first source the rows for which `pred`

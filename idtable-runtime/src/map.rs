@@ -66,7 +66,6 @@ use core::fmt;
 
 use crate::columns::{CloneColumns, ColumnBuffer};
 use crate::id::Id;
-use crate::marks::Marks;
 use crate::record::{into_values, DebugRow, Record};
 use crate::rows::{rows_face, sealed, Rows};
 
@@ -176,8 +175,44 @@ impl<K: Id> sealed::Index for SparseSet<K> {
         SparseSet::clear(self);
     }
 
-    fn remove_marked(&mut self, first: usize, marks: &Marks) {
-        SparseSet::remove_marked(self, first, marks);
+    #[inline(always)]
+    fn taggable(&self, _found: bool) -> bool {
+        SparseSet::taggable(self)
+    }
+
+    #[inline(always)]
+    fn keys_mut(&mut self) -> &mut [K] {
+        SparseSet::keys_mut(self)
+    }
+
+    #[inline(always)]
+    fn detach(&mut self, key: K, dense: usize, tagged: bool) {
+        SparseSet::detach(self, key, dense, tagged);
+    }
+
+    #[inline(always)]
+    fn is_detached(&self, dense: usize, tagged: bool) -> bool {
+        SparseSet::is_detached(self, dense, tagged)
+    }
+
+    fn reattach(&mut self, dense: usize, tagged: bool) {
+        SparseSet::reattach(self, dense, tagged);
+    }
+
+    #[inline(always)]
+    fn remove_detached_block(
+        &mut self,
+        base: usize,
+        n: usize,
+        _asked: usize,
+        write: &mut usize,
+        tagged: bool,
+    ) -> u64 {
+        SparseSet::remove_detached_block(self, base, n, write, tagged)
+    }
+
+    fn truncate(&mut self, len: usize) {
+        SparseSet::truncate(self, len);
     }
 
     fn reserve(&mut self, additional: usize) {

@@ -268,6 +268,16 @@ impl<E: Entry> PagedIndex<E> {
         })
     }
 
+    /// One past the highest index a page could hold an entry for: every
+    /// index with an entry is below it. Cheap: the table's length and the
+    /// far map's last page.
+    pub(crate) fn index_end(&self) -> usize {
+        let far = (self.far.as_deref())
+            .and_then(|far| far.last_key_value())
+            .map_or(0, |(&number, _)| number + 1);
+        self.near.len().max(far).saturating_mul(PAGE_LEN)
+    }
+
     /// Pages allocated.
     #[cfg(test)]
     pub(crate) fn page_count(&self) -> usize {

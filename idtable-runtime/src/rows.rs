@@ -59,8 +59,8 @@ use core::ops::{Deref, DerefMut};
 use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer};
+use crate::marks::{self, Detached};
 
-use crate::marks::Marks;
 use crate::record::{
     from_values, make_columns, make_columns_mut, make_mut, make_ref, DebugRow, Record,
 };
@@ -74,7 +74,6 @@ impl<X: sealed::Index> RowIndex for X {}
 
 pub(crate) mod sealed {
     use crate::id::Id;
-    use crate::marks::Marks;
 
     /// What the engine asks of an index. Invariant of every implementation:
     /// `keys()[d]` is the key of the row at dense position `d`, and
@@ -117,9 +116,53 @@ pub(crate) mod sealed {
         fn take_position(&mut self, key: Self::Key) -> Option<usize>;
         /// Removes every key.
         fn clear(&mut self);
-        /// Removes the keys of the marked positions, keeping the others in
-        /// order (`first` is the first marked position).
-        fn remove_marked(&mut self, first: usize, marks: &Marks);
+        /// Readies the index to release keys (a table settles its
+        /// reservations): called by the second pass of a batch removal
+        /// before it releases any (if it panics, the marks are taken back
+        /// and nothing is removed).
+        #[inline(always)]
+        fn prepare_release(&mut self) {}
+        /// Whether a batch removal marks the keys in place, their index's
+        /// top bit set (`marks::tagged`), rather than the index: no key's
+        /// index has that bit set, and, if the removal finds its keys
+        /// through the index (`found`, as `remove_many` does), a tag costs
+        /// no more than a mark in the index. A map's `find` reads the key
+        /// at its position, which the tag then overwrites; a table's reads
+        /// only the key's slot, which then takes the mark for nothing.
+        fn taggable(&self, found: bool) -> bool;
+        /// The keys, mutably: for a batch removal of a
+        /// [`taggable`](Self::taggable) index to tag and untag them in
+        /// place, and for nothing else.
+        fn keys_mut(&mut self) -> &mut [Self::Key];
+        /// Detaches `key`, whose dense position is `dense`: the mark of a
+        /// batch removal, which allocates nothing. If `tagged` (the index
+        /// is [`taggable`](Self::taggable)), `keys()[dense]` becomes the
+        /// tagged key; else the index stops naming `dense` for `key`,
+        /// which `keys()[dense]` keeps. Where `taggable(true)` holds or the
+        /// mark is in the index, `find(key)` answers `None` from now on (a
+        /// repeat in `remove_many` is skipped).
+        fn detach(&mut self, key: Self::Key, dense: usize, tagged: bool);
+        /// Whether the key at `dense` (in bounds) is detached.
+        fn is_detached(&self, dense: usize, tagged: bool) -> bool;
+        /// Undoes [`detach`](Self::detach) of the key at `dense`.
+        fn reattach(&mut self, dense: usize, tagged: bool);
+        /// A block of the second pass of a batch removal, rows
+        /// `base..base + n` (`n <= 64`; none moved yet, and none past
+        /// `base + asked` detached): releases the detached keys for good,
+        /// in dense order (a table frees and queues their slots), and
+        /// moves the others down to `*write..`, advancing it, where they
+        /// are found. Returns the detached rows, bit `i` for `base + i`.
+        fn remove_detached_block(
+            &mut self,
+            base: usize,
+            n: usize,
+            asked: usize,
+            write: &mut usize,
+            tagged: bool,
+        ) -> u64;
+        /// Cuts the keys to the first `len` (those past were released or
+        /// moved away).
+        fn truncate(&mut self, len: usize);
         /// Room for `additional` more keys.
         fn reserve(&mut self, additional: usize);
         /// Frees unused room.
@@ -465,15 +508,38 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Keeps the rows for which `keep` returns `true`, in their order, and
     /// removes the others in one pass: each kept row moves at most once.
-    /// `keep` sees each row once, in dense order.
+    /// `keep` sees each row once, in dense order, before any row is
+    /// removed: if it panics, no row is. Allocates nothing.
     pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, RowMut<'_, T>) -> bool) {
-        let mut marks = Marks::with_len(self.len());
-        for (d, (key, row)) in self.iter_mut().enumerate() {
-            if !keep(key, RowMut(row)) {
-                marks.insert(d);
+        let mut marking = Marking::new(self);
+        let Marking { rows, span } = &mut marking;
+        let Rows { index, columns } = &mut **rows;
+        if index.taggable(false) {
+            // The rejected keys are tagged where they stand, as the rows
+            // are walked; if `keep` panics, every key is looked at again
+            // and untagged (none was tagged before).
+            let len = index.keys().len();
+            *span = Detached::new(0, len, true);
+            let (mut first, mut end) = (len, 0);
+            let keys = index.keys_mut();
+            for (d, row) in columns.iter_mut().enumerate() {
+                let key = keys[d];
+                if !keep(key, RowMut(make_mut::<T>(row))) {
+                    keys[d] = marks::tagged(key);
+                    first = first.min(d);
+                    end = d + 1;
+                }
+            }
+            *span = Detached::new(first, end, true);
+        } else {
+            for (d, row) in columns.iter_mut().enumerate() {
+                let key = index.keys()[d];
+                if !keep(key, RowMut(make_mut::<T>(row))) {
+                    detach(index, span, key, d);
+                }
             }
         }
-        self.remove_marked(&marks);
+        marking.finish();
     }
 
     /// Removes the rows for which `pred` returns `true` and yields them,
@@ -511,26 +577,69 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
 
     /// Removes the rows of `keys` (keys with no row are skipped, repeats
     /// count once) in one pass that keeps the other rows in order; returns
-    /// how many were removed.
+    /// how many were removed. If `keys` panics, no row is removed.
+    /// Allocates nothing.
     pub fn remove_many(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
-        let mut marks = Marks::with_len(self.len());
-        let mut removed = 0;
+        let mut marking = Marking::new(self);
+        let Marking { rows, span } = &mut marking;
+        let index = &mut rows.index;
+        // If `keys` panics, every row is looked at again and its mark, if
+        // any, taken back.
+        let (len, tagged) = (index.keys().len(), index.taggable(true));
+        *span = Detached::new(0, len, tagged);
+        let (mut first, mut end, mut removed) = (len, 0, 0);
         for key in keys {
-            if let Some(d) = self.index.find(key) {
-                removed += usize::from(marks.insert(d));
+            // A detached key is found no more: a repeat is skipped.
+            if let Some(d) = index.find(key) {
+                index.detach(key, d, tagged);
+                (first, end) = (first.min(d), end.max(d + 1));
+                removed += 1;
             }
         }
-        self.remove_marked(&marks);
+        *span = Detached::new(first, end, tagged);
+        marking.finish();
         removed
     }
 
-    pub(crate) fn remove_marked(&mut self, marks: &Marks) {
-        let Some(first) = marks.first() else {
+    /// The second pass of a batch removal: removes the rows whose keys are
+    /// detached (all in `span`), releasing their keys in dense order and
+    /// dropping their values, and moves the other rows down over them,
+    /// keeping their order (each moves once). Keys first, values last, 64
+    /// rows at a time: the index releases and moves the keys of a block
+    /// and answers which rows it detached, as one word, from which the
+    /// columns move theirs. If a destructor panics, the pass still
+    /// completes (see [`ColumnBuffer::remove_where`]).
+    ///
+    /// The index readies its releases first: if that panics, nothing has
+    /// changed and `span` is left for the caller to reattach; else it is
+    /// taken, and the pass completes.
+    pub(crate) fn remove_detached(&mut self, span: &mut Detached) {
+        if span.is_empty() {
             return;
+        }
+        self.index.prepare_release();
+        let span = core::mem::take(span);
+        /// The keys' write position; dropping it cuts the keys there, once
+        /// the columns' pass (which asks for every block) is over.
+        struct Keys<'a, X: RowIndex> {
+            index: &'a mut X,
+            write: usize,
+        }
+        impl<X: RowIndex> Drop for Keys<'_, X> {
+            fn drop(&mut self) {
+                self.index.truncate(self.write);
+            }
+        }
+        let Rows { index, columns } = self;
+        let mut keys = Keys {
+            index,
+            write: span.first,
         };
-        // Keys first, columns (where destructors run) last.
-        self.index.remove_marked(first, marks);
-        self.columns.remove_marked(first, marks);
+        columns.remove_where(span.first, |base, n| {
+            // Rows past the span hold no detached key: not asked about.
+            let asked = n.min(span.end.saturating_sub(base));
+            (keys.index).remove_detached_block(base, n, asked, &mut keys.write, span.tagged)
+        });
     }
 
     /// Reorders the rows (every column and the keys alike) by `compare`,
@@ -569,6 +678,59 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     #[cfg(feature = "serde")]
     pub(crate) fn column_store(&self) -> &ColumnBuffer<T::Tree> {
         &self.columns
+    }
+}
+
+/// Detaches `key`, at `dense`, found by walking the keys in order, for a
+/// batch removal, and notes it in `span`; before the first, the index says
+/// where the marks go.
+#[inline(always)]
+pub(crate) fn detach<X: RowIndex>(index: &mut X, span: &mut Detached, key: KeyOf<X>, dense: usize) {
+    if span.is_empty() {
+        span.tagged = index.taggable(false);
+    }
+    span.note(dense);
+    index.detach(key, dense, span.tagged);
+}
+
+/// Takes back every detachment of `span`: the batch removal stopped
+/// before its second pass. A cold path (a panic's).
+#[cold]
+pub(crate) fn reattach<X: RowIndex>(index: &mut X, span: Detached) {
+    for d in span.first..span.end.min(index.keys().len()) {
+        if index.is_detached(d, span.tagged) {
+            index.reattach(d, span.tagged);
+        }
+    }
+}
+
+/// A batch removal's first pass over `rows`: dropped before
+/// [`finish`](Marking::finish) (a panicking predicate or iterator of
+/// keys), it reattaches what it detached, and no row is removed.
+struct Marking<'a, X: RowIndex, T: Record> {
+    rows: &'a mut Rows<X, T>,
+    span: Detached,
+}
+
+impl<'a, X: RowIndex, T: Record> Marking<'a, X, T> {
+    fn new(rows: &'a mut Rows<X, T>) -> Self {
+        Marking {
+            rows,
+            span: Detached::NONE,
+        }
+    }
+
+    /// The second pass: removes the detached rows.
+    fn finish(mut self) {
+        self.rows.remove_detached(&mut self.span);
+    }
+}
+
+impl<X: RowIndex, T: Record> Drop for Marking<'_, X, T> {
+    fn drop(&mut self) {
+        if !self.span.is_empty() {
+            reattach(&mut self.rows.index, self.span);
+        }
     }
 }
 
@@ -960,7 +1122,9 @@ macro_rules! rows_face {
             }
 
             /// Keeps the rows for which `keep` returns `true`, in their
-            /// order, and removes the others in one pass.
+            /// order, and removes the others in one pass; `keep` sees every
+            /// row first (if it panics, no row is removed). Allocates
+            /// nothing.
             #[doc = $shown]
             pub fn retain(
                 &mut self,
@@ -977,7 +1141,7 @@ macro_rules! rows_face {
                 self.rows.extract_if(pred)
             }
 
-            #[doc = concat!("Removes the rows of `", stringify!($keys), "` (those with no row are skipped, repeats count once) in one pass that keeps the other rows in order; returns how many were removed.")]
+            #[doc = concat!("Removes the rows of `", stringify!($keys), "` (those with no row are skipped, repeats count once) in one pass that keeps the other rows in order; returns how many were removed. Allocates nothing.")]
             #[doc = $shown]
             pub fn remove_many(
                 &mut self,

@@ -19,7 +19,6 @@ use crate::columns::{CloneColumns, ColumnBuffer};
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 use crate::id::Id;
-use crate::marks::Marks;
 use crate::record::{from_values, into_values};
 use crate::rows::{rows_face, sealed, Rows};
 use crate::table::{IdTable, IssueError, PartsError, TableConfig};
@@ -257,8 +256,49 @@ impl<I: Id> sealed::Index for IdTable<I> {
         IdTable::clear(self);
     }
 
-    fn remove_marked(&mut self, first: usize, marks: &Marks) {
-        IdTable::remove_marked(self, first, marks);
+    #[inline(always)]
+    fn prepare_release(&mut self) {
+        self.settle_reservations();
+    }
+
+    #[inline(always)]
+    fn taggable(&self, found: bool) -> bool {
+        !found && IdTable::taggable(self)
+    }
+
+    #[inline(always)]
+    fn keys_mut(&mut self) -> &mut [I] {
+        self.ids_mut()
+    }
+
+    #[inline(always)]
+    fn detach(&mut self, id: I, dense: usize, tagged: bool) {
+        IdTable::detach(self, id, dense, tagged);
+    }
+
+    #[inline(always)]
+    fn is_detached(&self, dense: usize, tagged: bool) -> bool {
+        IdTable::is_detached(self, dense, tagged)
+    }
+
+    fn reattach(&mut self, dense: usize, tagged: bool) {
+        IdTable::reattach(self, dense, tagged);
+    }
+
+    #[inline(always)]
+    fn remove_detached_block(
+        &mut self,
+        base: usize,
+        n: usize,
+        asked: usize,
+        write: &mut usize,
+        tagged: bool,
+    ) -> u64 {
+        IdTable::remove_detached_block(self, base, n, asked, write, tagged)
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.truncate_dense(len);
     }
 
     fn reserve(&mut self, additional: usize) {

@@ -30,7 +30,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::id::{index_mask, Id, IdBits, LayoutName};
-use crate::marks::Marks;
+use crate::marks;
 use crate::sync::const_fn;
 
 mod free;
@@ -1140,29 +1140,131 @@ impl<I: Id> IdTable<I> {
         }
     }
 
-    /// Removes the ids at the marked dense indices at or after `start`;
-    /// the others move down over them, keeping their order (each keeps
-    /// resolving, to its new dense index). Freed slots are queued in dense
-    /// order. The caller removes the same rows of its columns.
-    pub(crate) fn remove_marked(&mut self, start: usize, marks: &Marks) {
-        self.settle_reservations();
-        let end = self.ids.len();
-        // The marked ids' slots first, queued in dense order; then the
-        // survivors move down over the gaps. Walking the marks a word at a
-        // time spares a branch on each row's mark (half of them mispredicted
-        // when half the rows go).
-        marks.for_each(true, start, end, |d| {
+    /// Whether every slot index has its top bit clear (at most half the
+    /// layout's indices are slots), so that a batch removal can mark a
+    /// live id in place in [`ids`](Self::ids) ([`detach`](Self::detach)).
+    #[inline(always)]
+    pub(crate) fn taggable(&self) -> bool {
+        self.slots.len() as u64 <= marks::tag_limit::<I>()
+    }
+
+    /// The live ids, mutably: for a batch removal to tag and untag them in
+    /// place ([`detach`](Self::detach)), and for nothing else.
+    #[inline(always)]
+    pub(crate) fn ids_mut(&mut self) -> &mut [I] {
+        &mut self.ids
+    }
+
+    /// Detaches `id`, live at dense index `dense`, as the mark of a batch
+    /// removal: one write, no allocation, nothing queued yet. If `tagged`
+    /// (the table is [`taggable`](Self::taggable)), `ids()[dense]` becomes
+    /// the tagged id and the slot is left alone; else the slot's dense
+    /// field becomes `MASK` (the generation stays), so `id` resolves to
+    /// nothing while it stays at `ids()[dense]`.
+    /// [`remove_detached_block`](Self::remove_detached_block) frees the
+    /// slot for good, [`reattach`](Self::reattach) undoes the mark.
+    #[inline(always)]
+    pub(crate) fn detach(&mut self, id: I, dense: usize, tagged: bool) {
+        debug_assert_eq!((self.dense_index(id), self.ids[dense]), (Some(dense), id));
+        if tagged {
+            self.ids[dense] = marks::tagged(id);
+        } else {
+            let slot = &mut self.slots[id.index()];
+            *slot = I::Bits::from_u64_truncating(slot.to_u64() | Self::MASK);
+        }
+    }
+
+    /// Whether the id at dense index `dense` (below the length) was
+    /// detached: tagged, or its slot no longer names `dense`.
+    #[inline(always)]
+    pub(crate) fn is_detached(&self, dense: usize, tagged: bool) -> bool {
+        let id = self.ids[dense];
+        if tagged {
+            marks::is_tagged(id)
+        } else {
+            Self::dense_of(self.slots[id.index()]) != dense as u64
+        }
+    }
+
+    /// Undoes [`detach`](Self::detach) of the id at `dense`.
+    pub(crate) fn reattach(&mut self, dense: usize, tagged: bool) {
+        if tagged {
+            self.ids[dense] = marks::untagged(self.ids[dense]);
+        } else {
+            let id = self.ids[dense];
+            self.slots[id.index()] = Self::pack(id.generation().to_u64(), dense as u64);
+        }
+    }
+
+    /// A block of a batch removal's second pass, dense indices
+    /// `base..base + n` (`n <= 64`; none moved yet, none past
+    /// `base + asked` detached): frees and queues (or retires) the slots
+    /// of the detached ids, in dense order, so that freed slots are queued
+    /// in dense order, and moves the other ids down to `*write..`,
+    /// advancing it (each keeps resolving, to its new dense index).
+    /// Returns the detached indices, bit `i` for `base + i`. The answers
+    /// are read first, all at once (from the ids if `tagged`, else from the
+    /// slots), then the releases and the moves walk the bits: no branch on
+    /// each id's answer. No reservation may be pending.
+    #[inline(always)]
+    pub(crate) fn remove_detached_block(
+        &mut self,
+        base: usize,
+        n: usize,
+        asked: usize,
+        write: &mut usize,
+        tagged: bool,
+    ) -> u64 {
+        if tagged {
+            self.remove_block::<true>(base, n, asked, write)
+        } else {
+            self.remove_block::<false>(base, n, asked, write)
+        }
+    }
+
+    /// [`remove_detached_block`](Self::remove_detached_block), its marks'
+    /// place known at compile time.
+    #[inline(always)]
+    fn remove_block<const TAGGED: bool>(
+        &mut self,
+        base: usize,
+        n: usize,
+        asked: usize,
+        write: &mut usize,
+    ) -> u64 {
+        let gone = if TAGGED {
+            marks::tags(&self.ids[base..base + asked])
+        } else {
+            (0..asked).fold(0, |gone, i| {
+                gone | u64::from(self.is_detached(base + i, false)) << i
+            })
+        };
+        let mut bits = gone;
+        while bits != 0 {
+            let d = base + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
             let id = self.ids[d];
-            self.release(id);
-        });
-        let mut write = start;
-        marks.for_each(false, start, end, |read| {
-            let id = self.ids[read];
-            self.ids[write] = id;
-            self.slots[id.index()] = Self::pack(id.generation().to_u64(), write as u64);
-            write += 1;
-        });
-        self.ids.truncate(write);
+            self.release(if TAGGED { marks::untagged(id) } else { id });
+        }
+        // The write position in a local: through `write`, each step would
+        // wait for the last one's store.
+        let (mut kept, mut to) = (!gone & (u64::MAX >> (64 - n)), *write);
+        while kept != 0 {
+            let from = base + kept.trailing_zeros() as usize;
+            kept &= kept - 1;
+            let id = self.ids[from];
+            self.ids[to] = id;
+            self.slots[id.index()] = Self::pack(id.generation().to_u64(), to as u64);
+            to += 1;
+        }
+        *write = to;
+        gone
+    }
+
+    /// Cuts the dense ids to the first `len`, those past having been
+    /// released or moved away. The caller cuts its columns the same way.
+    pub(crate) fn truncate_dense(&mut self, len: usize) {
+        self.ids.truncate(len);
     }
 
     /// Removes every id, and releases every reservation. No id issued
