@@ -742,6 +742,21 @@ fn a_panicking_closure_removes_nothing_more() {
     }));
     assert!(panicked.is_err());
     assert_eq!(burning.keys(), ids);
+    burning.check_invariants();
+    assert!(ids.iter().all(|&id| burning.contains_key(id)));
+    // The same from a table: its slots are freed by no row.
+    let next = units.id_table().next_id().unwrap();
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        join((&mut units, &burning)).retain(|_, JoinItems((unit, _))| {
+            assert!(*unit.hp < 3, "the closure gives up");
+            *unit.hp % 2 == 1
+        })
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(units.ids(), ids);
+    units.check_invariants();
+    assert!(ids.iter().all(|&id| units.contains(id)));
+    assert_eq!(units.id_table().next_id().unwrap(), next);
 
     let mut extracted = Vec::new();
     let panicked = catch_unwind(AssertUnwindSafe(|| {

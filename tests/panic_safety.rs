@@ -2,7 +2,7 @@
 //! `remove`, `clear`, `retain`, dropping the allocator, a drain or an owning
 //! iterator), a field's `Clone` (during `clone()`), and the callbacks of
 //! `retain`, `sort_by`, `sort_by_key`, `insert_with_id`, and the iterators fed
-//! to `extend` and `FromIterator`.
+//! to `extend`, `FromIterator` and `remove_many`.
 //!
 //! After the panic is caught:
 //! * the allocator (if it is still alive) passes `check_invariants()` and
@@ -494,6 +494,33 @@ fn retain_with_a_panicking_predicate_removes_nothing() {
                 ROWS as usize,
                 "a panicking predicate removes nothing"
             );
+            assert_still_usable(&mut a, &mut model);
+        });
+    }
+}
+
+#[test]
+fn remove_many_whose_iterator_panics_removes_nothing() {
+    let n = ROWS as usize;
+    for at in [1, n / 2, n + 2] {
+        exactly_once(|| {
+            let (mut a, mut model) = filled(ROWS);
+            let old: Vec<RowId> = a.ids().to_vec();
+            let next = a.id_table().next_id().unwrap();
+            // Every id, last first, then every id again; the iterator
+            // panics at its `at`-th item, after the ones before it were
+            // found (and marked).
+            let listed = old.iter().rev().chain(&old).enumerate().map(|(k, &id)| {
+                if k + 1 == at {
+                    panic!("the keys give up");
+                }
+                id
+            });
+            let r = caught(|| a.remove_many(listed));
+            assert!(r.is_err());
+            assert_model(&a, &model, &old);
+            assert_eq!(a.ids(), &old[..], "a panicking iterator removes nothing");
+            assert_eq!(a.id_table().next_id().unwrap(), next, "no slot was freed");
             assert_still_usable(&mut a, &mut model);
         });
     }

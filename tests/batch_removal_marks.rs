@@ -1,0 +1,281 @@
+//! The batch removals (`retain`, `remove_many`, a join's `retain`) mark
+//! the rows to remove in place, with no allocation: in the keys (their
+//! index's top bit set) while no key's index has that bit, else in the
+//! index (a table's slot, a map's entry). Both places, for a table and a
+//! map, each against a plain model: the kept rows stay in order with their
+//! values, the freed slots are queued in dense order, and a predicate or an
+//! iterator of keys that panics part way leaves every row in place, with
+//! nothing freed.
+//!
+//! `Id32<7>` has 127 indices; its top index bit is 64. A table of 60 rows
+//! and a map of their ids are marked in the keys; a table of 100 rows (its
+//! slots past 64) and a map holding an id of index 64 or more (its page of
+//! entries reaches past 64) are marked in the index.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use idtable::join::JoinItems;
+use idtable::{join, Id, Id32, SoaAllocator, SoaMap, SoaStorage};
+
+type Key = Id32<7>;
+
+#[derive(SoaAllocator, Debug, Clone, PartialEq)]
+pub struct Row {
+    pub n: u32,
+    pub name: String,
+}
+
+fn row(n: u32) -> Row {
+    Row {
+        n,
+        name: format!("row {n}"),
+    }
+}
+
+/// A table of `len` rows, `n` = its position, after some churn (the
+/// second row removed and inserted again, so the order is not the slots').
+fn table(len: u32) -> SoaStorage<Key, Row> {
+    let mut t = SoaStorage::<Key, Row>::default();
+    for n in 0..len {
+        t.insert(row(n));
+    }
+    let second = t.ids()[1];
+    let moved = t.remove(second).unwrap();
+    t.insert(moved);
+    t
+}
+
+/// A map of every id of `t`, in reverse order, `n` from the table's row.
+fn map(t: &SoaStorage<Key, Row>) -> SoaMap<Key, Row> {
+    let mut m = SoaMap::new();
+    for (id, r) in t.iter().rev() {
+        m.insert(id, row(*r.n));
+    }
+    m
+}
+
+/// `(key, n)` of every row, in dense order.
+fn rows_of<'a>(keys: &[Key], n: impl Iterator<Item = &'a u32>) -> Vec<(Key, u32)> {
+    keys.iter().copied().zip(n.copied()).collect()
+}
+
+fn table_rows(t: &SoaStorage<Key, Row>) -> Vec<(Key, u32)> {
+    t.check_invariants();
+    for (id, r) in t.iter() {
+        assert_eq!(
+            *r.name,
+            format!("row {}", r.n),
+            "{id:?} holds its own values"
+        );
+    }
+    rows_of(t.ids(), t.columns().n.iter())
+}
+
+fn map_rows(m: &SoaMap<Key, Row>) -> Vec<(Key, u32)> {
+    m.check_invariants();
+    for (key, r) in m.iter() {
+        assert_eq!(
+            *r.name,
+            format!("row {}", r.n),
+            "{key:?} holds its own values"
+        );
+    }
+    rows_of(m.keys(), m.columns().n.iter())
+}
+
+/// Whether the row holding `n` goes.
+fn goes(n: u32) -> bool {
+    n % 3 == 1 || (40..48).contains(&n)
+}
+
+/// The slots a table issues next, `count` of them, taken by inserts.
+fn next_slots(t: &mut SoaStorage<Key, Row>, count: usize) -> Vec<usize> {
+    (0..count).map(|_| t.insert(row(999)).index()).collect()
+}
+
+/// For a table of `len` rows: `retain`, `remove_many` (the keys last
+/// first, twice over) and a join's `retain` remove exactly the rows that
+/// go, keep the others in order, and queue the freed slots in dense order.
+fn table_removals_match_the_model(len: u32) {
+    let fresh = table(len);
+    let before = table_rows(&fresh);
+    let want: Vec<_> = before.iter().copied().filter(|&(_, n)| !goes(n)).collect();
+    let freed: Vec<usize> = (before.iter())
+        .filter(|&&(_, n)| goes(n))
+        .map(|(id, _)| id.index())
+        .collect();
+
+    let mut t = fresh.clone();
+    t.retain(|_, r| !goes(*r.n));
+    assert_eq!(table_rows(&t), want, "retain of {len}");
+    assert_eq!(next_slots(&mut t, freed.len()), freed, "retain of {len}");
+
+    let mut t = fresh.clone();
+    let listed: Vec<Key> = (before.iter().rev().chain(&before))
+        .filter(|&&(_, n)| goes(n))
+        .map(|&(id, _)| id)
+        .collect();
+    assert_eq!(t.remove_many(listed), freed.len());
+    assert_eq!(table_rows(&t), want, "remove_many of {len}");
+    assert_eq!(
+        next_slots(&mut t, freed.len()),
+        freed,
+        "remove_many of {len}"
+    );
+
+    let mut t = fresh.clone();
+    let m = map(&fresh);
+    join((&mut t, &m)).retain(|_, JoinItems((r, _))| !goes(*r.n));
+    assert_eq!(table_rows(&t), want, "a join's retain of {len}");
+    assert_eq!(
+        next_slots(&mut t, freed.len()),
+        freed,
+        "a join's retain of {len}"
+    );
+}
+
+#[test]
+fn a_table_marked_in_its_ids_removes_as_the_model_says() {
+    table_removals_match_the_model(60);
+}
+
+#[test]
+fn a_table_marked_in_its_slots_removes_as_the_model_says() {
+    table_removals_match_the_model(100);
+}
+
+/// For a map of the ids of a table of `len` rows: the same three.
+fn map_removals_match_the_model(len: u32) {
+    let t = table(len);
+    let fresh = map(&t);
+    let before = map_rows(&fresh);
+    let want: Vec<_> = before.iter().copied().filter(|&(_, n)| !goes(n)).collect();
+
+    let mut m = fresh.clone();
+    m.retain(|_, r| !goes(*r.n));
+    assert_eq!(map_rows(&m), want, "retain of {len}");
+
+    let mut m = fresh.clone();
+    let listed: Vec<Key> = (before.iter().rev().chain(&before))
+        .filter(|&&(_, n)| goes(n))
+        .map(|&(id, _)| id)
+        .collect();
+    let gone = before.len() - want.len();
+    assert_eq!(m.remove_many(listed), gone);
+    assert_eq!(map_rows(&m), want, "remove_many of {len}");
+
+    let mut m = fresh.clone();
+    join((&mut m, &t)).retain(|_, JoinItems((_, r))| !goes(*r.n));
+    assert_eq!(map_rows(&m), want, "a join's retain of {len}");
+}
+
+#[test]
+fn a_map_marked_in_its_keys_removes_as_the_model_says() {
+    map_removals_match_the_model(60);
+}
+
+#[test]
+fn a_map_marked_in_its_entries_removes_as_the_model_says() {
+    map_removals_match_the_model(100);
+}
+
+/// A panic part way through the first pass (the predicate, the iterator
+/// of keys, a join's closure) leaves every row of a table of `len` rows in
+/// place, its values whole, and frees no slot.
+fn a_panicking_first_pass_leaves_the_table(len: u32) {
+    let fresh = table(len);
+    let before = table_rows(&fresh);
+    let next = fresh.id_table().next_id().unwrap();
+    let check = |t: &SoaStorage<Key, Row>, what: &str| {
+        assert_eq!(table_rows(t), before, "{what} of {len}");
+        assert_eq!(t.id_table().next_id().unwrap(), next, "{what} of {len}");
+    };
+    let gives_up = |n: u32| n == len - 3;
+
+    let mut t = fresh.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        t.retain(|_, r| {
+            assert!(!gives_up(*r.n), "the predicate gives up");
+            !goes(*r.n)
+        })
+    }));
+    assert!(r.is_err());
+    check(&t, "retain");
+
+    let mut t = fresh.clone();
+    let listed = before.iter().rev().map(|&(id, n)| {
+        assert!(!gives_up(n), "the keys give up");
+        id
+    });
+    let r = catch_unwind(AssertUnwindSafe(|| t.remove_many(listed)));
+    assert!(r.is_err());
+    check(&t, "remove_many");
+
+    let mut t = fresh.clone();
+    let m = map(&fresh);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        join((&mut t, &m)).retain(|_, JoinItems((r, _))| {
+            assert!(!gives_up(*r.n), "the closure gives up");
+            !goes(*r.n)
+        })
+    }));
+    assert!(r.is_err());
+    check(&t, "a join's retain");
+}
+
+#[test]
+fn a_panicking_first_pass_leaves_a_table_marked_in_its_ids() {
+    a_panicking_first_pass_leaves_the_table(60);
+}
+
+#[test]
+fn a_panicking_first_pass_leaves_a_table_marked_in_its_slots() {
+    a_panicking_first_pass_leaves_the_table(100);
+}
+
+/// The same for a map of the ids of a table of `len` rows.
+fn a_panicking_first_pass_leaves_the_map(len: u32) {
+    let t = table(len);
+    let fresh = map(&t);
+    let before = map_rows(&fresh);
+    let gives_up = |n: u32| n == 2;
+
+    let mut m = fresh.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        m.retain(|_, r| {
+            assert!(!gives_up(*r.n), "the predicate gives up");
+            !goes(*r.n)
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(map_rows(&m), before, "retain of {len}");
+
+    let mut m = fresh.clone();
+    let listed = before.iter().map(|&(key, n)| {
+        assert!(!gives_up(n), "the keys give up");
+        key
+    });
+    let r = catch_unwind(AssertUnwindSafe(|| m.remove_many(listed)));
+    assert!(r.is_err());
+    assert_eq!(map_rows(&m), before, "remove_many of {len}");
+
+    let mut m = fresh.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        join((&mut m, &t)).retain(|_, JoinItems((_, r))| {
+            assert!(!gives_up(*r.n), "the closure gives up");
+            !goes(*r.n)
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(map_rows(&m), before, "a join's retain of {len}");
+}
+
+#[test]
+fn a_panicking_first_pass_leaves_a_map_marked_in_its_keys() {
+    a_panicking_first_pass_leaves_the_map(60);
+}
+
+#[test]
+fn a_panicking_first_pass_leaves_a_map_marked_in_its_entries() {
+    a_panicking_first_pass_leaves_the_map(100);
+}
