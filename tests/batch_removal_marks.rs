@@ -279,3 +279,60 @@ fn a_panicking_first_pass_leaves_a_map_marked_in_its_keys() {
 fn a_panicking_first_pass_leaves_a_map_marked_in_its_entries() {
     a_panicking_first_pass_leaves_the_map(100);
 }
+
+/// The second pass goes 4,096 rows at a time: a table and a map of more
+/// rows, with values to drop, against the model, and every value dropped
+/// once.
+#[test]
+fn a_second_pass_of_several_chunks_matches_the_model() {
+    use std::rc::Rc;
+    #[derive(SoaAllocator)]
+    pub struct Counted {
+        pub n: u32,
+        pub alive: Rc<()>,
+    }
+    let len: u32 = if cfg!(miri) { 4_200 } else { 9_000 };
+    let alive = Rc::new(());
+    let mut t = SoaStorage::<idtable::Id32_32, Counted>::default();
+    let ids: Vec<_> = (0..len)
+        .map(|n| {
+            t.insert(Counted {
+                n,
+                alive: alive.clone(),
+            })
+        })
+        .collect();
+    let mut m: SoaMap<idtable::Id32_32, Counted> = SoaMap::new();
+    for (&id, n) in ids.iter().zip(0..len).rev() {
+        m.insert(
+            id,
+            Counted {
+                n,
+                alive: alive.clone(),
+            },
+        );
+    }
+    let goes = |n: u32| n % 7 == 3 || (4_000..4_300).contains(&n);
+    let kept = (0..len).filter(|&n| !goes(n)).count();
+    t.retain(|_, c| !goes(*c.n));
+    t.check_invariants();
+    let want: Vec<_> = ids.iter().zip(0..).filter(|&(_, n)| !goes(n)).collect();
+    let got: Vec<_> = t.ids().iter().zip(t.columns().n.iter().copied()).collect();
+    assert_eq!(got, want);
+    let listed: Vec<_> = m
+        .keys()
+        .iter()
+        .copied()
+        .filter(|&k| !t.contains(k))
+        .collect();
+    assert_eq!(m.remove_many(listed), len as usize - kept);
+    m.check_invariants();
+    let got: Vec<_> = m.keys().iter().zip(m.columns().n.iter().copied()).collect();
+    let want: Vec<_> = want.into_iter().rev().collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        Rc::strong_count(&alive),
+        1 + 2 * kept,
+        "each removed value dropped once"
+    );
+}

@@ -327,13 +327,14 @@ mod sealed {
     /// source: through the borrow it was made from, once no item of the
     /// join lives.
     pub trait Remove<K, R> {
-        /// Detaches the key at `dense` (in bounds) from the index, noted
-        /// in `span`: the mark of a removal by `retain` (`rows::detach`).
+        /// Detaches the keys at the positions `dense` (in bounds,
+        /// ascending), noted in `span`: the marks of a removal by `retain`
+        /// (`rows::detach`).
         ///
         /// # Safety
         ///
         /// No item this source handed out lives.
-        unsafe fn detach(&mut self, span: &mut crate::marks::Detached, dense: usize);
+        unsafe fn detach(&mut self, span: &mut crate::marks::Detached, dense: &[usize]);
         /// Takes back the detachments of `span`: no row is removed.
         ///
         /// # Safety
@@ -576,15 +577,16 @@ impl<'a, X: RowIndex, T: Record> Shared<'a, X, T> {
 }
 
 impl<X: RowIndex, T: Record> sealed::Remove<KeyOf<X>, T> for Exclusive<'_, X, T> {
-    #[inline(always)]
-    unsafe fn detach(&mut self, span: &mut Detached, dense: usize) {
+    unsafe fn detach(&mut self, span: &mut Detached, dense: &[usize]) {
         // SAFETY: `origin` is the join's `&mut` borrow of the rows; no item
         // made from the parts lives (the caller's promise), and the parts
         // are made anew from the new borrow.
         unsafe {
             let index = &mut (*self.origin.as_ptr()).index;
-            let key = index.keys()[dense];
-            rows::detach(index, span, key, dense);
+            for &d in dense {
+                let key = index.keys()[d];
+                rows::detach(index, span, key, d);
+            }
             *self = Exclusive::from_origin(self.origin);
         }
     }
@@ -630,8 +632,7 @@ impl<X: RowIndex, T: Record> Removable for Exclusive<'_, X, T> {
 }
 
 impl<S: Drivable + Removable> sealed::Remove<<S as Source>::Key, S::Record> for Driver<S> {
-    #[inline(always)]
-    unsafe fn detach(&mut self, span: &mut Detached, dense: usize) {
+    unsafe fn detach(&mut self, span: &mut Detached, dense: &[usize]) {
         // SAFETY: forwarded under the caller's promise.
         unsafe { self.0.detach(span, dense) }
     }
@@ -1493,23 +1494,39 @@ impl<'a, S: Sources + 'a> Join<'a, S> {
             span: Detached::NONE,
         };
         let len = marking.sources.target().driver_len().unwrap_or(0);
+        // The rejected positions wait here, 64 at most, and are detached
+        // together: each detachment goes through the join's borrow and
+        // makes the first source's parts anew.
+        let mut rejected = [0usize; 64];
+        let mut waiting = 0;
         for dense in 0..len {
             // SAFETY: the first source is required (`Removable`) and
             // `dense` is below its length; each key is fetched once, and
             // its items end with the call of `keep`.
             if let Some((key, items)) = unsafe { Self::at(&marking.sources, 0, dense) } {
                 if !keep(key, JoinItems(items)) {
-                    // SAFETY: no item lives: `keep` took them for its call.
-                    unsafe {
-                        marking
-                            .sources
-                            .target_mut()
-                            .detach(&mut marking.span, dense)
+                    rejected[waiting] = dense;
+                    waiting += 1;
+                    if waiting == rejected.len() {
+                        // SAFETY: no item lives: `keep` took them for its
+                        // call.
+                        unsafe {
+                            marking
+                                .sources
+                                .target_mut()
+                                .detach(&mut marking.span, &rejected)
+                        }
+                        waiting = 0;
                     }
                 }
             }
         }
         // SAFETY: no item lives: `keep` took each one for its call only.
+        unsafe {
+            let target = marking.sources.target_mut();
+            target.detach(&mut marking.span, &rejected[..waiting]);
+        }
+        // SAFETY: as above.
         unsafe {
             marking
                 .sources

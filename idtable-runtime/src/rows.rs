@@ -604,11 +604,13 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// The second pass of a batch removal: removes the rows whose keys are
     /// detached (all in `span`), releasing their keys in dense order and
     /// dropping their values, and moves the other rows down over them,
-    /// keeping their order (each moves once). Keys first, values last, 64
-    /// rows at a time: the index releases and moves the keys of a block
-    /// and answers which rows it detached, as one word, from which the
-    /// columns move theirs. If a destructor panics, the pass still
-    /// completes (see [`ColumnBuffer::remove_where`]).
+    /// keeping their order (each moves once). Keys first, values last, a
+    /// chunk of 4,096 rows at a time: the index releases and moves the
+    /// keys of each block of 64 and answers which rows it detached, as one
+    /// word kept on the stack, from which the columns then move theirs.
+    /// (Block by block, the columns' writes would wait behind the index's
+    /// scattered ones.) If a destructor panics, the pass still completes
+    /// (see [`ColumnBuffer::remove_where`]).
     ///
     /// The index readies its releases first: if that panics, nothing has
     /// changed and `span` is left for the caller to reattach; else it is
@@ -619,11 +621,57 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         }
         self.index.prepare_release();
         let span = core::mem::take(span);
-        /// The keys' write position; dropping it cuts the keys there, once
-        /// the columns' pass (which asks for every block) is over.
+        /// The keys' side of the pass: their write position, and the
+        /// answers for the blocks of the chunk it has done, which the
+        /// columns ask for one by one. Dropping it cuts the keys at the
+        /// write position, once the columns' pass (which asks for every
+        /// block) is over.
         struct Keys<'a, X: RowIndex> {
             index: &'a mut X,
             write: usize,
+            span: Detached,
+            /// The first row of the chunk done, and the row past it.
+            chunk: (usize, usize),
+            answers: [u64; CHUNK],
+        }
+        /// Blocks of 64 rows per chunk.
+        const CHUNK: usize = 64;
+        impl<X: RowIndex> Keys<'_, X> {
+            /// The answer for the block at `base` (of the chunk done, or
+            /// the first of the next, which is done first).
+            #[inline(always)]
+            fn answer(&mut self, base: usize) -> u64 {
+                if base >= self.chunk.1 {
+                    self.next_chunk(base);
+                }
+                self.answers[(base - self.chunk.0) / 64]
+            }
+
+            /// Releases and moves the keys of up to `CHUNK` blocks from
+            /// `base`, keeping their answers.
+            #[inline(always)]
+            fn next_chunk(&mut self, base: usize) {
+                let len = self.index.keys().len();
+                let mut next = base;
+                for answer in &mut self.answers {
+                    if next >= len {
+                        break;
+                    }
+                    let n = (len - next).min(64);
+                    // Rows past the span hold no detached key: not asked
+                    // about.
+                    let asked = n.min(self.span.end.saturating_sub(next));
+                    *answer = (self.index).remove_detached_block(
+                        next,
+                        n,
+                        asked,
+                        &mut self.write,
+                        self.span.tagged,
+                    );
+                    next += n;
+                }
+                self.chunk = (base, next);
+            }
         }
         impl<X: RowIndex> Drop for Keys<'_, X> {
             fn drop(&mut self) {
@@ -634,12 +682,11 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         let mut keys = Keys {
             index,
             write: span.first,
+            span,
+            chunk: (span.first, span.first),
+            answers: [0; CHUNK],
         };
-        columns.remove_where(span.first, |base, n| {
-            // Rows past the span hold no detached key: not asked about.
-            let asked = n.min(span.end.saturating_sub(base));
-            (keys.index).remove_detached_block(base, n, asked, &mut keys.write, span.tagged)
-        });
+        columns.remove_where(span.first, |base, _| keys.answer(base));
     }
 
     /// Reorders the rows (every column and the keys alike) by `compare`,
