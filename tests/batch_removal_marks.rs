@@ -280,7 +280,7 @@ fn a_panicking_first_pass_leaves_a_map_marked_in_its_entries() {
     a_panicking_first_pass_leaves_the_map(100);
 }
 
-/// The second pass goes 4,096 rows at a time: a table and a map of more
+/// A map's second pass goes 4,096 rows at a time: a table and a map of more
 /// rows, with values to drop, against the model, and every value dropped
 /// once.
 #[test]

@@ -175,6 +175,8 @@ impl<K: Id> sealed::Index for SparseSet<K> {
         SparseSet::clear(self);
     }
 
+    const CHUNK_BLOCKS: usize = 64;
+
     #[inline(always)]
     fn taggable(&self, _found: bool) -> bool {
         SparseSet::taggable(self)
