@@ -213,6 +213,11 @@ impl<K: Id> sealed::Index for SparseSet<K> {
         SparseSet::remove_detached_block(self, base, n, write, tagged)
     }
 
+    #[inline(always)]
+    fn remove_marked_block(&mut self, base: usize, n: usize, gone: u64, write: &mut usize) {
+        SparseSet::remove_marked_block(self, base, n, gone, write);
+    }
+
     fn truncate(&mut self, len: usize) {
         SparseSet::truncate(self, len);
     }

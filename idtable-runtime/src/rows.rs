@@ -168,6 +168,13 @@ pub(crate) mod sealed {
             write: &mut usize,
             tagged: bool,
         ) -> u64;
+        /// A block of the second pass of a batch removal that kept its
+        /// marks itself (`Rows::remove_many` of a small container, on the
+        /// stack): rows `base..base + n` (`n <= 64`, none moved yet, none
+        /// tagged or detached); those `gone` names (bit `i` for `base + i`)
+        /// have their keys released for good, in dense order, the others
+        /// move down to `*write..`, advancing it.
+        fn remove_marked_block(&mut self, base: usize, n: usize, gone: u64, write: &mut usize);
         /// Cuts the keys to the first `len` (those past were released or
         /// moved away).
         fn truncate(&mut self, len: usize);
@@ -588,6 +595,9 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// how many were removed. If `keys` panics, no row is removed.
     /// Allocates nothing.
     pub fn remove_many(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
+        if self.len() <= SMALL {
+            return self.remove_many_small(keys);
+        }
         let mut marking = Marking::new(self);
         let Marking { rows, span } = &mut marking;
         let index = &mut rows.index;
@@ -606,6 +616,69 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         }
         *span = Detached::new(first, end, tagged);
         marking.finish();
+        removed
+    }
+
+    /// [`remove_many`](Self::remove_many) of at most [`SMALL`] rows, its
+    /// marks in a bitset on the stack (2 KiB): main's way, with no
+    /// allocation. A key found marks its row; the second pass frees the
+    /// marked keys in dense order and moves the other rows down, 64 at a
+    /// time. Marking in the index or the keys costs a table more here
+    /// (benches/NOTES.md, "Batch removals without an allocation"): each
+    /// row's slot read again in the second pass, or each id's place read
+    /// after its slot.
+    #[inline(never)]
+    fn remove_many_small(&mut self, keys: impl IntoIterator<Item = KeyOf<X>>) -> usize {
+        let len = self.len();
+        debug_assert!(len <= SMALL);
+        let mut words = [0u64; SMALL / 64];
+        let (mut first, mut end, mut removed) = (len, 0, 0);
+        for key in keys {
+            if let Some(d) = self.index.find(key) {
+                let (word, bit) = (&mut words[d / 64], 1u64 << (d % 64));
+                if *word & bit == 0 {
+                    *word |= bit;
+                    (first, end) = (first.min(d), end.max(d + 1));
+                    removed += 1;
+                }
+            }
+        }
+        if removed == 0 {
+            return 0;
+        }
+        // If this panics, nothing has changed.
+        self.index.prepare_release();
+        /// The keys' write position; dropping it cuts the keys there, once
+        /// the columns' pass (which asks for every block) is over.
+        struct Keys<'a, X: RowIndex> {
+            index: &'a mut X,
+            write: usize,
+        }
+        impl<X: RowIndex> Drop for Keys<'_, X> {
+            fn drop(&mut self) {
+                self.index.truncate(self.write);
+            }
+        }
+        let Rows { index, columns } = self;
+        let mut keys = Keys {
+            index,
+            write: first,
+        };
+        columns.remove_where(first, |base, n| {
+            // The 64 marks from `base`, across two words if need be.
+            let (w, shift) = (base / 64, base % 64);
+            let mut gone = words[w] >> shift;
+            if shift > 0 && w + 1 < words.len() {
+                gone |= words[w + 1] << (64 - shift);
+            }
+            let gone = if base >= end {
+                0
+            } else {
+                gone & (u64::MAX >> (64 - n))
+            };
+            (keys.index).remove_marked_block(base, n, gone, &mut keys.write);
+            gone
+        });
         removed
     }
 
@@ -734,6 +807,10 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         &self.columns
     }
 }
+
+/// The most rows a [`Rows::remove_many`] marks in a bitset on the stack
+/// (2 KiB) rather than in its index or keys.
+const SMALL: usize = 1 << 14;
 
 /// Detaches `key`, at `dense`, found by walking the keys in order, for a
 /// batch removal, and notes it in `span`; before the first, the index says

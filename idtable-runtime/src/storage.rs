@@ -297,6 +297,11 @@ impl<I: Id> sealed::Index for IdTable<I> {
         IdTable::remove_detached_block(self, base, n, asked, write, tagged)
     }
 
+    #[inline(always)]
+    fn remove_marked_block(&mut self, base: usize, n: usize, gone: u64, write: &mut usize) {
+        IdTable::remove_marked_block(self, base, n, gone, write);
+    }
+
     fn truncate(&mut self, len: usize) {
         self.truncate_dense(len);
     }

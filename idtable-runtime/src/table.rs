@@ -1239,6 +1239,37 @@ impl<I: Id> IdTable<I> {
                 gone | u64::from(self.is_detached(base + i, false)) << i
             })
         };
+        self.release_and_move::<TAGGED>(base, n, gone, write);
+        gone
+    }
+
+    /// A block of a batch removal's second pass whose marks the caller
+    /// kept itself (a small container's bitset on the stack): the ids
+    /// `gone` names (bit `i` for `base + i`), neither tagged nor detached,
+    /// have their slots freed and queued in dense order; the others move
+    /// down to `*write..`. No reservation may be pending.
+    #[inline(always)]
+    pub(crate) fn remove_marked_block(
+        &mut self,
+        base: usize,
+        n: usize,
+        gone: u64,
+        write: &mut usize,
+    ) {
+        self.release_and_move::<false>(base, n, gone, write);
+    }
+
+    /// The ids `gone` names of the block at `base` (`n` ids) released (a
+    /// tag taken off first if `TAGGED`), a bit at a time, and the others
+    /// moved down to `*write..`.
+    #[inline(always)]
+    fn release_and_move<const TAGGED: bool>(
+        &mut self,
+        base: usize,
+        n: usize,
+        gone: u64,
+        write: &mut usize,
+    ) {
         let mut bits = gone;
         while bits != 0 {
             let d = base + bits.trailing_zeros() as usize;
@@ -1258,7 +1289,6 @@ impl<I: Id> IdTable<I> {
             to += 1;
         }
         *write = to;
-        gone
     }
 
     /// Cuts the dense ids to the first `len`, those past having been

@@ -468,6 +468,33 @@ impl<K: Id> SparseSet<K> {
         gone
     }
 
+    /// A block of a batch removal's second pass whose marks the caller
+    /// kept itself (a small container's bitset on the stack): the keys
+    /// `gone` names (bit `i` for `base + i`), neither tagged nor detached,
+    /// have their entries vacated; the others move down to `*write..`.
+    /// Row by row, as the map's pass with a bitset went.
+    #[inline(always)]
+    pub(crate) fn remove_marked_block(
+        &mut self,
+        base: usize,
+        n: usize,
+        gone: u64,
+        write: &mut usize,
+    ) {
+        let mut to = *write;
+        for i in 0..n {
+            let key = self.keys[base + i];
+            if gone >> i & 1 != 0 {
+                self.index.write_held(key.index(), VACANT);
+            } else {
+                self.keys[to] = key;
+                self.index.write_held(key.index(), to as u32);
+                to += 1;
+            }
+        }
+        *write = to;
+    }
+
     /// [`remove_detached_block`](Self::remove_detached_block) of keys
     /// detached in the index (their entries vacated already). One walk to
     /// each key's entry, which is read and written back (`VACANT` again
