@@ -259,6 +259,42 @@ fn remove_many_allocates_nothing() {
     assert!(m.iter().all(|(_, t)| !goes(*t.n)));
 }
 
+/// Past 16,384 rows `remove_many` marks its rows in the index or the
+/// keys rather than in a bitset on the stack: still no allocation.
+#[test]
+#[cfg_attr(miri, ignore = "20,000 rows")]
+fn remove_many_of_a_large_container_allocates_nothing() {
+    let mut found = Found::default();
+    let n = 20_000;
+    let mut s = sparks(n);
+    let gone: Vec<_> = s
+        .ids()
+        .iter()
+        .copied()
+        .filter(|&id| goes(*s.get(id).unwrap().n))
+        .collect();
+    let removed = found.none_in("a large storage's remove_many", || {
+        s.remove_many(gone.iter().rev().copied())
+    });
+    s.check_invariants();
+    assert_eq!(removed, gone.len());
+    let mut m = SoaMap::<SparkId, Spark>::new();
+    for (id, p) in sparks(n).iter() {
+        m.insert(id, Spark { n: *p.n, life: 0.0 });
+    }
+    let gone: Vec<_> = m
+        .keys()
+        .iter()
+        .copied()
+        .filter(|&k| goes(*m.get(k).unwrap().n))
+        .collect();
+    let removed = found.none_in("a large map's remove_many", || {
+        m.remove_many(gone.iter().rev().copied())
+    });
+    m.check_invariants();
+    assert_eq!(removed, gone.len());
+}
+
 #[test]
 fn extract_if_allocates_nothing_consumed_or_dropped_part_way() {
     let mut found = Found::default();

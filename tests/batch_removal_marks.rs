@@ -336,3 +336,115 @@ fn a_second_pass_of_several_chunks_matches_the_model() {
         "each removed value dropped once"
     );
 }
+
+/// `remove_many` keeps the marks of up to 16,384 rows in a bitset on the
+/// stack; past that, in the index or the keys as `retain` does. A table
+/// (its slots marked), a map (its keys tagged) and a map keyed past half
+/// its layout's indices (its entries marked) of 20,000 rows: against the
+/// model, and an iterator of keys that panics part way leaves every row.
+#[test]
+#[cfg_attr(miri, ignore = "20,000 rows")]
+fn remove_many_past_the_stack_marks_in_the_index_or_the_keys() {
+    use idtable::{Id16_16, Id32_32};
+    let len = 20_000u32;
+    let goes = |n: u32| n % 5 == 2 || (15_000..17_000).contains(&n);
+
+    // A table, its slots marked.
+    let mut t = SoaStorage::<Id32_32, Row>::default();
+    for n in 0..len {
+        t.insert(row(n));
+    }
+    let before: Vec<(Id32_32, u32)> = t
+        .ids()
+        .iter()
+        .copied()
+        .zip(t.columns().n.iter().copied())
+        .collect();
+    let listed: Vec<Id32_32> = (before.iter().rev())
+        .filter(|&&(_, n)| goes(n))
+        .map(|&(id, _)| id)
+        .collect();
+    let mut panicking = t.clone();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        panicking.remove_many(listed.iter().enumerate().map(|(k, &id)| {
+            assert!(k < listed.len() - 10, "the keys give up");
+            id
+        }))
+    }));
+    assert!(r.is_err());
+    panicking.check_invariants();
+    let after: Vec<_> = panicking
+        .ids()
+        .iter()
+        .copied()
+        .zip(panicking.columns().n.iter().copied())
+        .collect();
+    assert_eq!(after, before, "a panicking iterator removes nothing");
+    let freed: Vec<usize> = listed.iter().rev().map(|id| id.index()).collect();
+    assert_eq!(
+        t.remove_many(listed.iter().chain(&listed).copied()),
+        listed.len()
+    );
+    t.check_invariants();
+    let want: Vec<_> = before.iter().copied().filter(|&(_, n)| !goes(n)).collect();
+    let got: Vec<_> = t
+        .ids()
+        .iter()
+        .copied()
+        .zip(t.columns().n.iter().copied())
+        .collect();
+    assert_eq!(got, want);
+    let reused: Vec<usize> = (0..freed.len()).map(|_| t.insert(row(0)).index()).collect();
+    assert_eq!(reused, freed, "freed slots are queued in dense order");
+
+    // Maps, their keys tagged (indices below 32,768) or their entries
+    // marked (indices up to 59,997).
+    for spread in [1, 3] {
+        let mut m: SoaMap<Id16_16, Row> = SoaMap::new();
+        for n in 0..len {
+            m.insert(Id16_16::new(n as usize * spread, 1).unwrap(), row(n));
+        }
+        let before: Vec<_> = m
+            .keys()
+            .iter()
+            .copied()
+            .zip(m.columns().n.iter().copied())
+            .collect();
+        let listed: Vec<Id16_16> = (before.iter())
+            .filter(|&&(_, n)| goes(n))
+            .map(|&(k, _)| k)
+            .collect();
+        let mut panicking = m.clone();
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            panicking.remove_many(listed.iter().enumerate().map(|(k, &key)| {
+                assert!(k < listed.len() - 10, "the keys give up");
+                key
+            }))
+        }));
+        assert!(r.is_err());
+        panicking.check_invariants();
+        let after: Vec<_> = panicking
+            .keys()
+            .iter()
+            .copied()
+            .zip(panicking.columns().n.iter().copied())
+            .collect();
+        assert_eq!(
+            after, before,
+            "spread {spread}: a panicking iterator removes nothing"
+        );
+        assert_eq!(
+            m.remove_many(listed.iter().rev().chain(&listed).copied()),
+            listed.len()
+        );
+        m.check_invariants();
+        let want: Vec<_> = before.iter().copied().filter(|&(_, n)| !goes(n)).collect();
+        let got: Vec<_> = m
+            .keys()
+            .iter()
+            .copied()
+            .zip(m.columns().n.iter().copied())
+            .collect();
+        assert_eq!(got, want, "spread {spread}");
+    }
+}
