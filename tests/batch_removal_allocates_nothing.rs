@@ -431,3 +431,56 @@ fn batch_removals_past_half_the_indices_allocate_nothing() {
     m.check_invariants();
     assert_eq!(m.len(), 31);
 }
+
+/// A batch removal on an allocator.
+type Removal = fn(&mut BodyAllocator);
+
+/// With reservations waiting (claims pending from `&self`, on queued slots
+/// and on fresh indices), each batch removal settles them without an
+/// allocation, and every reservation still fills afterwards, once.
+#[test]
+fn batch_removals_with_reservations_waiting_allocate_nothing() {
+    let mut found = Found::default();
+    let n = rows();
+    let waiting = if cfg!(miri) { 100 } else { 100_000 };
+    let removals: [(&str, Removal); 4] = [
+        ("retain", |a| a.retain(|_, b| !goes(*b.n))),
+        ("remove_many", |a| {
+            let gone: Vec<_> = a
+                .iter()
+                .filter(|(_, b)| goes(*b.n))
+                .map(|(id, _)| id)
+                .collect();
+            let (removed, calls) = calls_in(|| a.remove_many(gone.iter().copied()));
+            assert_eq!((removed, calls), (gone.len(), 0));
+        }),
+        ("extract_if", |a| {
+            a.extract_if(|_, b| goes(*b.n)).for_each(drop);
+        }),
+        ("a join's retain", |a| {
+            join((a,)).retain(|_, JoinItems((b,))| !goes(*b.n))
+        }),
+    ];
+    for (what, remove) in removals {
+        let mut a = bodies(n);
+        for &id in a.ids()[..n / 8].to_vec().iter() {
+            a.remove(id);
+        }
+        let reserved: Vec<_> = a.reserve_ids(waiting).collect();
+        if what == "remove_many" {
+            // The ids to remove are listed outside the count, above.
+            remove(&mut a);
+        } else {
+            found.none_in(what, || remove(&mut a));
+        }
+        a.check_invariants();
+        assert!(a.iter().all(|(_, b)| !goes(*b.n)), "{what}");
+        assert_eq!(a.reserved_len(), waiting, "{what}");
+        let live = a.len();
+        for (i, &id) in reserved.iter().enumerate() {
+            assert!(a.insert_reserved(id, body(i)).is_ok(), "{what}");
+        }
+        assert_eq!(a.len(), live + waiting, "{what}");
+        a.check_invariants();
+    }
+}
