@@ -116,7 +116,7 @@ fn main() {
         }
         burning.retain(|_, fire| *fire.frames_left > 0);
         poisoned.retain(|_, poison| *poison.ticks_left > 0);
-        frozen.retain(|_, mut ice| {
+        frozen.retain(|_, ice| {
             *ice.frames_left -= 1;
             *ice.frames_left > 0
         });

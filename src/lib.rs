@@ -171,10 +171,12 @@ extern crate alloc;
 ///
 /// The user's attributes on the generated types, by role, one
 /// `#[soa_attr(Role, attribute)]` each (or `#[soa_attr(Role, Role, ..,
-/// attribute)]` for several types): the roles are `Id`, `Allocator`, `Ref`,
-/// `Mut`, `Columns` and `ColumnsMut` (the suffix of the type's name), and
-/// the attribute is any attribute, `derive(..)`, `cfg_attr(..)` and doc
-/// comments included:
+/// attribute)]` for several types): the roles are `Id`, `Ref`, `Mut`,
+/// `Columns` and `ColumnsMut` (the suffix of the type's name), and the
+/// attribute is any attribute, `derive(..)`, `cfg_attr(..)` and doc
+/// comments included. (`Allocator` is refused: `FooAllocator` is a name
+/// for idtable's own `SoaStorage<FooId, Foo>`, which is `Default`, and
+/// `Clone`, `Debug`, `PartialEq`, `Eq` and serde where `Foo` is.)
 ///
 /// ```
 /// use idtable::SoaAllocator;
@@ -182,7 +184,6 @@ extern crate alloc;
 /// #[derive(SoaAllocator, Debug)]
 /// #[soa_attr(Ref, Columns, derive(PartialEq))]
 /// #[soa_attr(Id, doc = "A particle's handle.")]
-/// #[soa_attr(Allocator, cfg_attr(test, doc(alias = "tags")))]
 /// pub struct Particle { pub mass: f32 }
 ///
 /// let mut ps = ParticleAllocator::new();

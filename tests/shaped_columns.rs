@@ -463,7 +463,6 @@ fn split_and_nested_values_are_dropped_once() {
 #[derive(SoaAllocator, Debug)]
 #[soa_attr(Ref, Columns, derive(PartialEq))]
 #[soa_attr(Id, doc = "The handle of a tagged value.")]
-#[soa_attr(Allocator, cfg_attr(test, doc(alias = "tags")))]
 #[soa_attr(Mut, allow(dead_code))]
 #[soa_attr(ColumnsMut, must_use = "columns do nothing unless read or written")]
 pub struct Tagged {

@@ -21,7 +21,7 @@ trait Sized2 {
     }
 }
 impl Sized2 for SoaMap<UnitId, f32> {}
-impl Sized2 for SoaStorage<UnitId, Unit> {}
+// `UnitAllocator` is a name for `SoaStorage<UnitId, Unit>`: one impl.
 impl Sized2 for UnitAllocator {}
 
 #[test]

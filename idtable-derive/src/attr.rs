@@ -172,6 +172,12 @@ impl Role {
     ];
 }
 
+/// Why `#[soa_attr(Allocator, ...)]` is refused.
+const ALLOCATOR_WITHDRAWN: &str = "`soa_attr(Allocator, ...)` is withdrawn: the allocator is \
+     `idtable::SoaStorage<FooId, Foo>` under the name `FooAllocator`, a type of idtable's, which \
+     is already `Default`, and `Clone`, `Debug`, `PartialEq`, `Eq` and serde where `Foo` is; \
+     for another trait, wrap the allocator in a struct of your own";
+
 /// An alignment as written: its value and the span of its literal.
 pub type Align = (u64, Span);
 
@@ -227,7 +233,14 @@ impl Attrs {
         let mut out = parse_options(attrs, OPTIONS, FIELD_OPTIONS, "struct", errors);
         for attr in attrs.iter().filter(|a| a.path().is_ident(SOA_ATTR)) {
             match attr.parse_args_with(parse_type_attr) {
-                Ok(parsed) => out.type_attrs.extend(parsed),
+                Ok(parsed) => {
+                    for (role, span, _) in &parsed {
+                        if *role == Role::Allocator {
+                            errors.push(syn::Error::new(*span, ALLOCATOR_WITHDRAWN));
+                        }
+                    }
+                    out.type_attrs.extend(parsed);
+                }
                 Err(e) => errors.push(e),
             }
         }

@@ -19,12 +19,6 @@ pub struct Names {
     pub columns: Ident,
     /// `FooColumnsMut`.
     pub columns_mut: Ident,
-    /// The key type parameter of `sort_by_key`: `K`, unless taken.
-    pub key_param: Ident,
-    /// The const parameter of `get_disjoint_mut`: `N`, unless taken.
-    pub count_param: Ident,
-    /// The predicate type parameter of `extract_if`: `F`, unless taken.
-    pub pred_param: Ident,
     /// The borrow lifetime of the reference types: `'a`, unless the struct
     /// already has a lifetime of that name.
     pub lifetime: Lifetime,
@@ -67,9 +61,6 @@ impl Names {
             muts: suffixed("Mut"),
             columns: suffixed("Columns"),
             columns_mut: suffixed("ColumnsMut"),
-            key_param: Ident::new(&free_name("K"), Span::call_site()),
-            count_param: Ident::new(&free_name("N"), Span::call_site()),
-            pred_param: Ident::new(&free_name("F"), Span::call_site()),
             lifetime: Lifetime::new(&format!("'{lifetime_name}"), Span::call_site()),
         }
     }

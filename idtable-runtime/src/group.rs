@@ -223,7 +223,7 @@ mod members {
             self.rows.len()
         }
         fn key_at(&mut self, i: usize) -> KeyOf<X> {
-            self.rows.keys()[i]
+            self.rows.all_keys()[i]
         }
         fn find(&mut self, key: KeyOf<X>) -> Option<usize> {
             self.rows.dense_index(key)
@@ -263,7 +263,7 @@ mod members {
             self.0.len()
         }
         fn key_at(&mut self, i: usize) -> KeyOf<X> {
-            self.0.keys()[i]
+            self.0.all_keys()[i]
         }
         fn find(&mut self, key: KeyOf<X>) -> Option<usize> {
             self.0.dense_index(key)
@@ -989,8 +989,8 @@ impl<K: Id, S: GroupSources<Key = K>> GroupEdit<'_, K, S> {
 
 /// A map's identity, order stamp and length.
 fn stamp<K: Id, T: Record>(map: &SoaMap<K, T>) -> (u64, u64, usize) {
-    let columns = &map.rows.columns;
-    (columns.identity(), columns.order(), map.rows.len())
+    let columns = &map.columns;
+    (columns.identity(), columns.order(), map.len())
 }
 
 /// The iterator of a group's join, from [`Group::join`]: `(key, items)`
@@ -1129,25 +1129,17 @@ mod tests {
         let newer = Id24_8::new(3, 2).unwrap();
         let other = Id24_8::new(4, 1).unwrap();
         map.insert(old, 1);
-        let order = map.rows.columns.order();
+        let order = map.columns.order();
         map.insert(other, 2);
-        assert_eq!(map.rows.columns.order(), order, "a push");
+        assert_eq!(map.columns.order(), order, "a push");
         map.insert(newer, 3);
-        assert_ne!(
-            map.rows.columns.order(),
-            order,
-            "`insert` over a stale entry"
-        );
+        assert_ne!(map.columns.order(), order, "`insert` over a stale entry");
         assert_eq!(map.get(newer).copied(), Some(3));
 
         let newest = Id24_8::new(3, 3).unwrap();
-        let order = map.rows.columns.order();
+        let order = map.columns.order();
         map.entry(newest).unwrap().or_insert(4);
-        assert_ne!(
-            map.rows.columns.order(),
-            order,
-            "an entry over a stale entry"
-        );
+        assert_ne!(map.columns.order(), order, "an entry over a stale entry");
         assert_eq!(map.get(newest).copied(), Some(4));
     }
 

@@ -97,7 +97,7 @@ use crate::record::{make_mut, make_ref, Record};
 use crate::rows::sealed::Index as _;
 use crate::rows::{self, KeyOf, RowIndex, Rows};
 
-use crate::{map::SoaMap, storage::SoaStorage};
+use crate::storage::SoaStorage;
 
 /// A container of rows keyed by ids: a derived allocator, a
 /// [`SoaStorage`] or a [`SoaMap`]. What
@@ -190,30 +190,23 @@ impl<C> RowsToken<C> {
     where
         C: Container<Index = crate::IdTable<I>, Record = T>,
     {
-        &mut storage.rows
+        storage
     }
 }
 
-/// The runtime's two containers: each holds its rows.
-macro_rules! container {
-    ([$($gen:tt)*] $face:ty => $index:ty, $record:ident) => {
-        impl<$($gen)*> Container for $face {
-            type Index = $index;
-            type Record = $record;
-            #[inline(always)]
-            fn rows(&self) -> &Rows<Self::Index, $record> {
-                &self.rows
-            }
-            #[inline(always)]
-            fn rows_mut(&mut self, _: RowsToken<Self>) -> &mut Rows<Self::Index, $record> {
-                &mut self.rows
-            }
-        }
-    };
+/// The runtime's table and map: each is its rows.
+impl<X: RowIndex, T: Record> Container for Rows<X, T> {
+    type Index = X;
+    type Record = T;
+    #[inline(always)]
+    fn rows(&self) -> &Rows<X, T> {
+        self
+    }
+    #[inline(always)]
+    fn rows_mut(&mut self, _: RowsToken<Self>) -> &mut Rows<X, T> {
+        self
+    }
 }
-
-container!([T: Record, I: Id] SoaStorage<I, T> => crate::IdTable<I>, T);
-container!([K: Id, T: Record] SoaMap<K, T> => crate::map::SparseSet<K>, T);
 
 /// An optional source: the join yields `Some(item)` where the key is held,
 /// `None` where it is not, and never skips a key for it. See the
@@ -1021,7 +1014,7 @@ pub trait IntoSources: sealed::Tuple {
 /// burning.insert(b, Burning { dps: 5 });
 ///
 /// // A container is its rows.
-/// assert_eq!(Container::rows(&units).keys(), &[a, b]);
+/// assert_eq!(Container::rows(&units).ids(), &[a, b]);
 /// assert_eq!(Container::rows(&burning).len(), 1);
 ///
 /// // `join` turns what it is given into sources, picks the driver (the

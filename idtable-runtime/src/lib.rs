@@ -76,7 +76,7 @@ pub use ranges::RowRanges;
 #[doc(hidden)]
 pub use record::DebugRef;
 pub use record::{CloneRow, Nested, PlainValue};
-pub use rows::{RowMut, RowRef, Rows};
+pub use rows::Rows;
 pub use storage::{InsertError, Record, RecordToken, SoaStorage};
 pub use table::{
     IdTable, IdTableParts, IssueError, IssueErrorKind, OnExhausted, PartsError, SwapRemove,

@@ -62,12 +62,10 @@ mod sparse;
 #[cfg(feature = "serde")]
 mod serde;
 
-use core::fmt;
-
-use crate::columns::{CloneColumns, ColumnBuffer};
+use crate::columns::ColumnBuffer;
 use crate::id::Id;
-use crate::record::{into_values, DebugRow, Record};
-use crate::rows::{rows_face, sealed, Rows};
+use crate::record::{into_values, Record};
+use crate::rows::{sealed, Rows};
 
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use sparse::SparseSet;
@@ -118,15 +116,7 @@ pub type IntoIter<K, T> = crate::rows::IntoIter<SparseSet<K>, T>;
 /// let roomy: SoaMap<UnitId, Burning> = SoaMap::with_capacity(64);
 /// assert!(roomy.capacity() >= 64);
 /// ```
-pub struct SoaMap<K: Id, T: Record> {
-    pub(crate) rows: Rows<SparseSet<K>, T>,
-}
-
-rows_face!(
-    [K: Id, T: Record] SoaMap<K, T> => SparseSet<K>, T;
-    key: key, keys, keys_and_columns_mut;
-    shown: "\n[`Rows`] shows every method of a map."
-);
+pub type SoaMap<K, T> = Rows<SparseSet<K>, T>;
 
 impl<K: Id> sealed::Index for SparseSet<K> {
     type Key = K;
@@ -239,39 +229,16 @@ impl<K: Id> sealed::Index for SparseSet<K> {
     }
 }
 
-impl<K: Id, T: Record> Default for SoaMap<K, T> {
+impl<K: Id, T: Record> Default for Rows<SparseSet<K>, T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-/// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
-/// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
-impl<K: Id, T: Record + Clone> Clone for SoaMap<K, T>
-where
-    T::Tree: CloneColumns,
-{
-    fn clone(&self) -> Self {
-        SoaMap {
-            rows: self.rows.clone(),
-        }
-    }
-}
-
-/// Prints `{key: row, …}` in dense order; needs `T: Debug` (what the
-/// struct's crate chose to show) and its rows' `Debug` ([`DebugRow`]).
-impl<K: Id, T: Record + fmt::Debug + DebugRow> fmt::Debug for SoaMap<K, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rows.fmt(f)
-    }
-}
-
-impl<K: Id, T: Record> SoaMap<K, T> {
+impl<K: Id, T: Record> Rows<SparseSet<K>, T> {
     /// An empty map; allocates nothing until the first insert.
     pub const fn new() -> Self {
-        SoaMap {
-            rows: Rows::from_parts(SparseSet::new(), ColumnBuffer::new()),
-        }
+        Rows::from_parts(SparseSet::new(), ColumnBuffer::new())
     }
 
     /// An empty map with room for `capacity` entries.
@@ -279,6 +246,20 @@ impl<K: Id, T: Record> SoaMap<K, T> {
         let mut map = Self::new();
         map.reserve(capacity);
         map
+    }
+
+    /// The keys, in dense order: `keys()[d]` owns the row at position `d`
+    /// of every column.
+    #[inline(always)]
+    pub fn keys(&self) -> &[K] {
+        self.index.keys()
+    }
+
+    /// The keys and every column mutably, at once.
+    #[inline(always)]
+    pub fn keys_and_columns_mut(&mut self) -> (&[K], T::ColumnsMut<'_>) {
+        let columns = crate::record::make_columns_mut::<T>(self.columns.slices_mut());
+        (self.index.keys(), columns)
     }
 
     /// The bytes the sparse index holds (its pages and their directories):
@@ -296,7 +277,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// assert!(tags.index_bytes() < 1 << 20, "one page, not an index up to 5,000,000");
     /// ```
     pub fn index_bytes(&self) -> usize {
-        self.rows.index.index_bytes()
+        self.index.index_bytes()
     }
 
     /// Inserts `value` for `key`; returns the value it replaced, if `key`
@@ -336,25 +317,23 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     #[inline(always)]
     pub fn try_insert(&mut self, key: K, value: T) -> Result<Option<T>, T> {
         // One walk to the key's entry decides and, if vacant, holds it.
-        match self.rows.index.vacancy(key) {
+        match self.index.vacancy(key) {
             Ok(vacant) => {
                 // Room for the key first (and its page), then the row (which
                 // may grow the columns): if either panics, nothing has
                 // changed but a page allocated. Only then the key, which
                 // cannot fail. Row before key, as in `SoaStorage::insert`
                 // (the faster order there).
-                self.rows.columns.push(into_values(value));
+                self.columns.push(into_values(value));
                 vacant.fill();
                 Ok(None)
             }
-            Err(Standing::Same(d)) => {
-                Ok(Some(entry::replace_row(&mut self.rows.columns, d, value)))
-            }
+            Err(Standing::Same(d)) => Ok(Some(entry::replace_row(&mut self.columns, d, value))),
             Err(Standing::Stale(d)) => {
                 // Another key at position `d`: `replace_row`'s swap and pop
                 // moved the order stamp, as a group must see.
-                let stale = entry::replace_row(&mut self.rows.columns, d, value);
-                self.rows.index.replace(d, key);
+                let stale = entry::replace_row(&mut self.columns, d, value);
+                self.index.replace(d, key);
                 // Dropped last: a panicking destructor finds the map whole.
                 drop(stale);
                 Ok(None)
@@ -369,7 +348,7 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// moves into the gap.
     #[inline(always)]
     pub fn remove(&mut self, key: K) -> Option<T> {
-        self.rows.remove_row(key)
+        self.remove_row(key)
     }
 
     /// The entry of `key`: [`Occupied`](Entry::Occupied) if it holds a
@@ -408,17 +387,17 @@ impl<K: Id, T: Record> SoaMap<K, T> {
     /// ```
     #[inline(always)]
     pub fn entry(&mut self, key: K) -> Option<Entry<'_, K, T>> {
-        Entry::of(&mut self.rows, key)
+        Entry::of(self, key)
     }
 
     /// `true` if `key` itself holds an entry.
     #[inline(always)]
     pub fn contains_key(&self, key: K) -> bool {
-        self.rows.index.find(key).is_some()
+        self.index.find(key).is_some()
     }
 }
 
-impl<K: Id, T: Record> Extend<(K, T)> for SoaMap<K, T> {
+impl<K: Id, T: Record> Extend<(K, T)> for Rows<SparseSet<K>, T> {
     fn extend<It: IntoIterator<Item = (K, T)>>(&mut self, iter: It) {
         let iter = iter.into_iter();
         self.reserve(iter.size_hint().0);
@@ -430,7 +409,7 @@ impl<K: Id, T: Record> Extend<(K, T)> for SoaMap<K, T> {
     }
 }
 
-impl<K: Id, T: Record> FromIterator<(K, T)> for SoaMap<K, T> {
+impl<K: Id, T: Record> FromIterator<(K, T)> for Rows<SparseSet<K>, T> {
     fn from_iter<It: IntoIterator<Item = (K, T)>>(iter: It) -> Self {
         let mut map = Self::new();
         map.extend(iter);

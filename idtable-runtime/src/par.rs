@@ -123,9 +123,8 @@ use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, Uninde
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 use crate::id::Id;
-use crate::map::SoaMap;
 use crate::rows::{self, KeyOf, RowIndex};
-use crate::storage::{Record, SoaStorage};
+use crate::storage::Record;
 
 impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// `(id, fields)` of every object, in dense order, as a parallel
@@ -369,25 +368,6 @@ macro_rules! indexed_parallel_iterator {
             }
         }
 
-        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [T, I] SoaStorage<I, T>, I);
-        indexed_parallel_iterator!(@face $wrapper, $view, $values, $method, [$($mutability)?], [I, T] SoaMap<I, T>, I);
-    };
-    (@face $wrapper:ident, $view:ident, $values:ident, $method:ident, [$($mutability:ident)?], [$($gen:ident),*] $face:ty, $key:ident) => {
-        /// Forwards to the engine's parallel iterator.
-        impl<'a, $($gen),*> IntoParallelIterator for &'a $($mutability)? $face
-        where
-            T: Record + 'a,
-            I: Id + Send + Sync,
-            T::Values: $values,
-            T::$view<'a>: Send,
-        {
-            type Item = ($key, T::$view<'a>);
-            type Iter = $wrapper<'a, $key, T>;
-
-            fn into_par_iter(self) -> Self::Iter {
-                self.$method()
-            }
-        }
     };
 }
 
@@ -402,7 +382,7 @@ mod tests {
     use super::*;
     use crate::columns::{Col, ColumnTree};
     use crate::id::Id32_32;
-    use crate::storage::RecordToken;
+    use crate::storage::{RecordToken, SoaStorage};
     use alloc::string::{String, ToString};
     use alloc::vec::Vec;
 

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use crate::columns::{CloneColumns, Col, ColumnTree, EqColumns, TotalEqColumns};
 use crate::id::{Id32, Id64};
 use crate::ranges::RowSlices;
+use crate::table::TableConfig;
 
 /// A struct stored as columns. Implemented by `#[derive(SoaAllocator)]`.
 ///
@@ -119,6 +120,11 @@ pub trait Record: Sized {
     type ColumnsMut<'a>: RowSlices<Row = Self::Mut<'a>>
     where
         Self: 'a;
+
+    /// The configuration of a table of these rows made by `new()`,
+    /// `with_capacity` or `default()` (a derived struct's `#[soa(min_free
+    /// = …, on_exhausted = …)]`); [`TableConfig::DEFAULT`] unless set.
+    const TABLE_CONFIG: TableConfig = TableConfig::DEFAULT;
 
     /// Splits the struct into its fields.
     fn into_values(self, token: RecordToken<Self>) -> Self::Values;

@@ -55,7 +55,6 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::FusedIterator;
-use core::ops::{Deref, DerefMut};
 use core::slice;
 
 use crate::columns::{self, CloneColumns, ColumnBuffer};
@@ -202,13 +201,14 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// Invariant: the index holds exactly one key per row, the row at dense
 /// position `d` belonging to `keys()[d]`.
 ///
-/// Every method, on a map (a table's would read the same):
+/// Every method, on a map (a table's read the same, its `keys` named
+/// `ids`):
 ///
 /// ```
 /// use std::cmp::Reverse;
 /// use idtable::map::SparseSet;
-/// use idtable::rows::{Drain, IntoIter, Iter, IterMut, KeyOf, RowIndex, RowMut, RowRef, Rows};
-/// use idtable::{Container, SoaAllocator, SoaMap};
+/// use idtable::rows::{Drain, IntoIter, Iter, IterMut, Rows};
+/// use idtable::{SoaAllocator, SoaMap};
 ///
 /// #[derive(SoaAllocator, Debug, Clone, PartialEq)]
 /// pub struct Point { pub x: i32, pub y: i32 }
@@ -221,10 +221,8 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// for (key, x) in [(a, 3), (b, 1), (c, 2)] {
 ///     map.insert(key, Point { x, y: 0 });
 /// }
-/// // The engine of a map: its index is a `SparseSet`, its keys the ids.
-/// let rows: &Rows<SparseSet<PointId>, Point> = Container::rows(&map);
-/// fn key_of<X: RowIndex>(rows: &Rows<X, Point>) -> KeyOf<X> { rows.keys()[0] }
-/// assert_eq!(key_of(rows), a);
+/// // A map is a `Rows` whose index is a `SparseSet` of the ids.
+/// let rows: &Rows<SparseSet<PointId>, Point> = &map;
 /// assert_eq!((rows.len(), rows.is_empty()), (3, false));
 ///
 /// // Lookups by key, and by dense position.
@@ -243,15 +241,17 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// let (keys, columns) = map.keys_and_columns_mut();
 /// assert_eq!((keys[2], columns.y[2]), (c, 7));
 ///
-/// // Iteration, retain, sorting.
+/// // Iteration, retain, sorting: the closures take the views themselves.
 /// let it: Iter<'_, PointId, Point> = map.iter();
 /// assert_eq!(it.map(|(_, p)| *p.y).collect::<Vec<_>>(), [1, 5, 7]);
 /// let it: IterMut<'_, PointId, Point> = map.iter_mut();
 /// it.for_each(|(_, p)| *p.x *= 10);
-/// map.retain(|key, p: RowMut<'_, Point>| key != b || *p.y > 5);
-/// map.retain(|_, p| *RowMut::into_inner(p).x > 0); // the view itself
-/// map.sort_by_key(|p: RowRef<'_, Point>| Reverse(*p.x));
-/// map.sort_by_key(|p| Reverse(*RowRef::into_inner(p).x));
+/// map.retain(|key, p: PointMut<'_>| key != b || *p.y > 5);
+/// map.retain(|_, p| {
+///     *p.x += 0; // written through the view
+///     *p.x > 0
+/// });
+/// map.sort_by_key(|p: PointRef<'_>| Reverse(*p.x));
 /// map.sort_by(|p, q| p.y.cmp(q.y));
 /// assert_eq!(map.keys(), &[a, c]);
 /// assert_eq!(map.remove_many([a, a, b]), 1);
@@ -267,18 +267,16 @@ pub type KeyOf<X> = <X as sealed::Index>::Key;
 /// map.clear();
 /// assert!(map.is_empty() && copy.is_empty());
 /// ```
+///
+/// The closures of `retain`, `extract_if` and the sorts take `T`'s views
+/// (`FooMut<'_>`, `FooRef<'_>`). For a struct that borrows (`Label<'t>`)
+/// the compiler refuses such a closure (a closure over the view of every
+/// borrow is taken to need `'t: 'static`); select the rows with
+/// [`iter`](Rows::iter) and remove them with
+/// [`remove_many`](Rows::remove_many).
 pub struct Rows<X, T: Record> {
     pub(crate) index: X,
     pub(crate) columns: ColumnBuffer<T::Tree>,
-}
-
-impl<X: Default, T: Record> Default for Rows<X, T> {
-    fn default() -> Self {
-        Rows {
-            index: X::default(),
-            columns: ColumnBuffer::new(),
-        }
-    }
 }
 
 /// Two sets of rows are equal when their indexes are (the same keys in the
@@ -330,7 +328,9 @@ where
 }
 
 /// Prints `{key: row, …}` in dense order, each row through [`DebugRow`].
-impl<X: RowIndex, T: DebugRow> fmt::Debug for Rows<X, T> {
+/// Needs `T: Debug` as well (what the struct's crate chose to show), not
+/// only its fields'.
+impl<X: RowIndex, T: DebugRow + fmt::Debug> fmt::Debug for Rows<X, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         struct Shown<'a, T: DebugRow + 'a>(T::Ref<'a>);
         impl<'a, T: DebugRow + 'a> fmt::Debug for Shown<'a, T> {
@@ -347,6 +347,13 @@ impl<X: RowIndex, T: DebugRow> fmt::Debug for Rows<X, T> {
 impl<X: RowIndex, T: Record> Rows<X, T> {
     pub(crate) const fn from_parts(index: X, columns: ColumnBuffer<T::Tree>) -> Self {
         Rows { index, columns }
+    }
+
+    /// The keys in dense order, inside the crate (a table's `ids()`, a
+    /// map's `keys()`).
+    #[inline(always)]
+    pub(crate) fn all_keys(&self) -> &[KeyOf<X>] {
+        self.index.keys()
     }
 
     /// Number of rows.
@@ -413,15 +420,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         Some(muts.map(make_mut::<T>))
     }
 
-    /// The keys, in dense order: `keys()[d]` owns the row at position `d`
-    /// of every column.
-    #[inline(always)]
-    pub fn keys(&self) -> &[KeyOf<X>] {
-        self.index.keys()
-    }
-
-    /// Every column as a shared slice (`FooColumns`), parallel to
-    /// [`keys`](Rows::keys).
+    /// Every column as a shared slice (`FooColumns`), parallel to the ids
+    /// (a table's `ids()`) or keys (a map's `keys()`).
     #[inline(always)]
     pub fn columns(&self) -> T::Columns<'_> {
         make_columns::<T>(self.columns.slices())
@@ -431,13 +431,6 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     #[inline(always)]
     pub fn columns_mut(&mut self) -> T::ColumnsMut<'_> {
         make_columns_mut::<T>(self.columns.slices_mut())
-    }
-
-    /// The keys and every column mutably, at once.
-    #[inline(always)]
-    pub fn keys_and_columns_mut(&mut self) -> (&[KeyOf<X>], T::ColumnsMut<'_>) {
-        let columns = make_columns_mut::<T>(self.columns.slices_mut());
-        (self.index.keys(), columns)
     }
 
     /// The row at dense position `dense` (the one of `keys()[dense]`).
@@ -525,7 +518,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// removes the others in one pass: each kept row moves at most once.
     /// `keep` sees each row once, in dense order, before any row is
     /// removed: if it panics, no row is. Allocates nothing.
-    pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, RowMut<'_, T>) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(KeyOf<X>, T::Mut<'_>) -> bool) {
         let mut marking = Marking::new(self);
         let Marking { rows, span } = &mut marking;
         let Rows { index, columns } = &mut **rows;
@@ -539,7 +532,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
             let keys = index.keys_mut();
             for (d, row) in columns.iter_mut().enumerate() {
                 let key = keys[d];
-                if !keep(key, RowMut(make_mut::<T>(row))) {
+                if !keep(key, make_mut::<T>(row)) {
                     keys[d] = marks::tagged(key);
                     first = first.min(d);
                     end = d + 1;
@@ -549,7 +542,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         } else {
             for (d, row) in columns.iter_mut().enumerate() {
                 let key = index.keys()[d];
-                if !keep(key, RowMut(make_mut::<T>(row))) {
+                if !keep(key, make_mut::<T>(row)) {
                     detach(index, span, key, d);
                 }
             }
@@ -581,7 +574,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// ```
     pub fn extract_if<F>(&mut self, pred: F) -> ExtractIf<'_, X, T, F>
     where
-        F: FnMut(KeyOf<X>, RowMut<'_, T>) -> bool,
+        F: FnMut(KeyOf<X>, T::Mut<'_>) -> bool,
     {
         ExtractIf {
             rows: self,
@@ -772,11 +765,11 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     /// Reorders the rows (every column and the keys alike) by `compare`,
     /// stably; every key still finds its row. For locality: sort by what a
     /// hot loop reads together.
-    pub fn sort_by(&mut self, mut compare: impl FnMut(RowRef<'_, T>, RowRef<'_, T>) -> Ordering) {
+    pub fn sort_by(&mut self, mut compare: impl for<'r> FnMut(T::Ref<'r>, T::Ref<'r>) -> Ordering) {
         let mut order: Vec<usize> = (0..self.len()).collect();
         let columns = &self.columns;
         order.sort_by(|&a, &b| match (columns.get(a), columns.get(b)) {
-            (Some(x), Some(y)) => compare(RowRef(make_ref::<T>(x)), RowRef(make_ref::<T>(y))),
+            (Some(x), Some(y)) => compare(make_ref::<T>(x), make_ref::<T>(y)),
             _ => unreachable!("positions below the length"),
         });
         crate::order::apply_order(&order, |a, b| {
@@ -786,7 +779,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// Reorders the rows by the key `key` computes from each, stably.
-    pub fn sort_by_key<S: Ord>(&mut self, mut key: impl FnMut(RowRef<'_, T>) -> S) {
+    pub fn sort_by_key<S: Ord>(&mut self, mut key: impl FnMut(T::Ref<'_>) -> S) {
         self.sort_by(|a, b| key(a).cmp(&key(b)));
     }
 
@@ -869,64 +862,6 @@ impl<X: RowIndex, T: Record> Drop for Marking<'_, X, T> {
 #[track_caller]
 fn out_of_bounds(dense: usize, len: usize) -> ! {
     panic!("dense index {dense} out of bounds (len {len})")
-}
-
-/// The wrappers of a row's views handed to closures: each dereferences to
-/// the view and gives it back by `into_inner`.
-macro_rules! row_view {
-    ($(#[$doc:meta])* $name:ident, $view:ident) => {
-        $(#[$doc])*
-        pub struct $name<'r, T: Record + 'r>(T::$view<'r>);
-
-        impl<'r, T: Record + 'r> $name<'r, T> {
-            /// The view itself (`FooRef<'r>` or `FooMut<'r>`).
-            #[inline(always)]
-            pub fn into_inner(self) -> T::$view<'r> {
-                self.0
-            }
-        }
-
-        impl<'r, T: Record + 'r> Deref for $name<'r, T> {
-            type Target = T::$view<'r>;
-
-            #[inline(always)]
-            fn deref(&self) -> &T::$view<'r> {
-                &self.0
-            }
-        }
-
-        impl<'r, T: Record + 'r> fmt::Debug for $name<'r, T>
-        where
-            T::$view<'r>: fmt::Debug,
-        {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
-            }
-        }
-    };
-}
-
-row_view!(
-    /// A row of `T` as its shared view `T::Ref` (`FooRef`), which it
-    /// dereferences to; what [`Rows::sort_by`] and [`Rows::sort_by_key`]
-    /// pass their closure (see the [module docs](self) for why it is not
-    /// the view itself; [`Rows`] shows both uses).
-    RowRef, Ref
-);
-row_view!(
-    /// A row of `T` as its mutable view `T::Mut` (`FooMut`), which it
-    /// dereferences to, mutably too; what [`Rows::retain`] passes its
-    /// closure (see the [module docs](self) for why it is not the view
-    /// itself; [`Rows`] shows both uses). Writing through it needs a `mut`
-    /// binding: `|_, mut row|`.
-    RowMut, Mut
-);
-
-impl<'r, T: Record + 'r> DerefMut for RowMut<'r, T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut T::Mut<'r> {
-        &mut self.0
-    }
 }
 
 /// The row iterators, shared and mutable: the keys and the rows advance
@@ -1035,7 +970,7 @@ pub struct ExtractIf<'a, X: RowIndex, T: Record, F> {
 
 impl<X: RowIndex, T: Record, F> Iterator for ExtractIf<'_, X, T, F>
 where
-    F: FnMut(KeyOf<X>, RowMut<'_, T>) -> bool,
+    F: FnMut(KeyOf<X>, T::Mut<'_>) -> bool,
 {
     type Item = (KeyOf<X>, T);
 
@@ -1046,7 +981,7 @@ where
             let Some(row) = self.rows.columns.get_mut(d) else {
                 unreachable!("a position below the length");
             };
-            if (self.pred)(key, RowMut(make_mut::<T>(row))) {
+            if (self.pred)(key, make_mut::<T>(row)) {
                 // The last row moves to `d`, unseen yet: `next` stays.
                 let (removed, value) = self.rows.swap_remove_dense(d);
                 debug_assert_eq!(removed, key);
@@ -1068,9 +1003,12 @@ pub struct IntoIter<X: RowIndex, T: Record> {
     rows: Rows<X, T>,
 }
 
-impl<X: RowIndex, T: Record> IntoIter<X, T> {
-    pub(crate) fn new(rows: Rows<X, T>) -> Self {
-        IntoIter { rows }
+impl<X: RowIndex, T: Record> IntoIterator for Rows<X, T> {
+    type Item = (KeyOf<X>, T);
+    type IntoIter = IntoIter<X, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        IntoIter { rows: self }
     }
 }
 
@@ -1091,294 +1029,3 @@ impl<'a, X: RowIndex, T: Record + 'a> IntoIterator for &'a mut Rows<X, T> {
         self.iter_mut()
     }
 }
-
-/// The faces of the engine: a container that is a `Rows` with its own
-/// insert and remove gets every method of [`Rows`] as its own (no `Deref`:
-/// a container's rustdoc page lists them, `Face::len(&face)` compiles, and
-/// no `&mut Rows` is handed out, into which another table could be
-/// swapped), named in its own words (`ids` for a table, `keys` for a map),
-/// plus equality, `&` and `&mut` iteration and the owning iterator.
-/// `$shown` is a doc link to an example that calls each method.
-macro_rules! rows_face {
-    (
-        [$($gen:tt)*] $face:ty => $index:ty, $record:ty;
-        key: $key:ident, $keys:ident, $keys_and_columns_mut:ident;
-        shown: $shown:literal
-    ) => {
-        impl<$($gen)*> $face {
-            /// Number of rows.
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn len(&self) -> usize {
-                self.rows.len()
-            }
-
-            /// `true` when there are no rows.
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn is_empty(&self) -> bool {
-                self.rows.is_empty()
-            }
-
-            /// How many rows fit before the columns reallocate.
-            #[doc = $shown]
-            pub fn capacity(&self) -> usize {
-                self.rows.capacity()
-            }
-
-            /// Room for `additional` more rows, in the columns and the index.
-            #[doc = $shown]
-            pub fn reserve(&mut self, additional: usize) {
-                self.rows.reserve(additional);
-            }
-
-            /// Shrinks the columns and the index to fit.
-            #[doc = $shown]
-            pub fn shrink_to_fit(&mut self) {
-                self.rows.shrink_to_fit();
-            }
-
-            /// Removes every row (each value dropped).
-            #[doc = $shown]
-            pub fn clear(&mut self) {
-                self.rows.clear();
-            }
-
-            #[doc = concat!("The dense position of `", stringify!($key), "`'s row, if it has one.")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn dense_index(&self, $key: $crate::rows::KeyOf<$index>) -> ::core::option::Option<usize> {
-                self.rows.dense_index($key)
-            }
-
-            #[doc = concat!("The row of `", stringify!($key), "` (`FooRef`: a reference per field), if it has one.")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn get(
-                &self,
-                $key: $crate::rows::KeyOf<$index>,
-            ) -> ::core::option::Option<<$record as $crate::record::Record>::Ref<'_>> {
-                self.rows.get($key)
-            }
-
-            #[doc = concat!("The row of `", stringify!($key), "` mutably (`FooMut`), if it has one.")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn get_mut(
-                &mut self,
-                $key: $crate::rows::KeyOf<$index>,
-            ) -> ::core::option::Option<<$record as $crate::record::Record>::Mut<'_>> {
-                self.rows.get_mut($key)
-            }
-
-            #[doc = concat!("The rows of `N` ", stringify!($keys), " mutably at once; `None` if one has no row or two are the same.")]
-            #[doc = $shown]
-            pub fn get_disjoint_mut<const N: usize>(
-                &mut self,
-                $keys: [$crate::rows::KeyOf<$index>; N],
-            ) -> ::core::option::Option<[<$record as $crate::record::Record>::Mut<'_>; N]> {
-                self.rows.get_disjoint_mut($keys)
-            }
-
-            #[doc = concat!("The ", stringify!($keys), ", in dense order: `", stringify!($keys), "()[d]` owns the row at position `d` of every column.")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn $keys(&self) -> &[$crate::rows::KeyOf<$index>] {
-                self.rows.keys()
-            }
-
-            #[doc = concat!("Every column as a shared slice (`FooColumns`), parallel to [`", stringify!($keys), "`](Self::", stringify!($keys), ").")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn columns(&self) -> <$record as $crate::record::Record>::Columns<'_> {
-                self.rows.columns()
-            }
-
-            /// Every column as a mutable slice (`FooColumnsMut`).
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn columns_mut(&mut self) -> <$record as $crate::record::Record>::ColumnsMut<'_> {
-                self.rows.columns_mut()
-            }
-
-            #[doc = concat!("The ", stringify!($keys), " and every column mutably, at once: for loops that update rows and collect the ", stringify!($keys), " of some.")]
-            #[doc = $shown]
-            #[inline(always)]
-            pub fn $keys_and_columns_mut(
-                &mut self,
-            ) -> (&[$crate::rows::KeyOf<$index>], <$record as $crate::record::Record>::ColumnsMut<'_>) {
-                self.rows.keys_and_columns_mut()
-            }
-
-            /// The row at dense position `dense`.
-            ///
-            /// # Panics
-            ///
-            /// If `dense >= len()`.
-            #[doc = $shown]
-            #[inline]
-            #[track_caller]
-            pub fn row(&self, dense: usize) -> <$record as $crate::record::Record>::Ref<'_> {
-                self.rows.row(dense)
-            }
-
-            /// The row at dense position `dense`, mutably.
-            ///
-            /// # Panics
-            ///
-            /// If `dense >= len()`.
-            #[doc = $shown]
-            #[inline]
-            #[track_caller]
-            pub fn row_mut(&mut self, dense: usize) -> <$record as $crate::record::Record>::Mut<'_> {
-                self.rows.row_mut(dense)
-            }
-
-            #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order.")]
-            #[doc = $shown]
-            pub fn iter(&self) -> $crate::rows::Iter<'_, $crate::rows::KeyOf<$index>, $record> {
-                self.rows.iter()
-            }
-
-            #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order.")]
-            #[doc = $shown]
-            pub fn iter_mut(&mut self) -> $crate::rows::IterMut<'_, $crate::rows::KeyOf<$index>, $record> {
-                self.rows.iter_mut()
-            }
-
-            #[doc = concat!("Removes every row and yields `(", stringify!($key), ", value)`; rows not yet yielded are dropped with the iterator.")]
-            #[doc = $shown]
-            pub fn drain(&mut self) -> $crate::rows::Drain<'_, $index, $record> {
-                self.rows.drain()
-            }
-
-            /// Keeps the rows for which `keep` returns `true`, in their
-            /// order, and removes the others in one pass; `keep` sees every
-            /// row first (if it panics, no row is removed). Allocates
-            /// nothing.
-            #[doc = $shown]
-            pub fn retain(
-                &mut self,
-                keep: impl ::core::ops::FnMut($crate::rows::KeyOf<$index>, $crate::rows::RowMut<'_, $record>) -> bool,
-            ) {
-                self.rows.retain(keep)
-            }
-
-            #[doc = concat!("Removes the rows for which `pred` returns `true` and yields them, `(", stringify!($key), ", value)`; see [`Rows::extract_if`](crate::rows::Rows::extract_if).")]
-            pub fn extract_if<F>(&mut self, pred: F) -> $crate::rows::ExtractIf<'_, $index, $record, F>
-            where
-                F: ::core::ops::FnMut($crate::rows::KeyOf<$index>, $crate::rows::RowMut<'_, $record>) -> bool,
-            {
-                self.rows.extract_if(pred)
-            }
-
-            #[doc = concat!("Removes the rows of `", stringify!($keys), "` (those with no row are skipped, repeats count once) in one pass that keeps the other rows in order; returns how many were removed. Allocates nothing.")]
-            #[doc = $shown]
-            pub fn remove_many(
-                &mut self,
-                $keys: impl ::core::iter::IntoIterator<Item = $crate::rows::KeyOf<$index>>,
-            ) -> usize {
-                self.rows.remove_many($keys)
-            }
-
-            #[doc = concat!("Reorders the rows by `compare`, stably; every ", stringify!($key), " still finds its row.")]
-            #[doc = $shown]
-            pub fn sort_by(
-                &mut self,
-                compare: impl ::core::ops::FnMut(
-                    $crate::rows::RowRef<'_, $record>,
-                    $crate::rows::RowRef<'_, $record>,
-                ) -> ::core::cmp::Ordering,
-            ) {
-                self.rows.sort_by(compare)
-            }
-
-            /// Reorders the rows by the key `key` computes from each, stably.
-            #[doc = $shown]
-            pub fn sort_by_key<S: ::core::cmp::Ord>(
-                &mut self,
-                key: impl ::core::ops::FnMut($crate::rows::RowRef<'_, $record>) -> S,
-            ) {
-                self.rows.sort_by_key(key)
-            }
-
-            /// Panics if an invariant is broken (for tests).
-            #[doc = $shown]
-            pub fn check_invariants(&self) {
-                self.rows.check_invariants()
-            }
-        }
-
-        #[cfg(feature = "rayon")]
-        impl<$($gen)*> $face {
-            #[doc = concat!("`(", stringify!($key), ", row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter`](crate::rows::Rows::par_iter).")]
-            pub fn par_iter<'a>(&'a self) -> $crate::par::ParIter<'a, $crate::rows::KeyOf<$index>, $record>
-            where
-                $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
-                <$record as $crate::record::Record>::Values: ::core::marker::Sync,
-                <$record as $crate::record::Record>::Ref<'a>: ::core::marker::Send,
-            {
-                self.rows.par_iter()
-            }
-
-            #[doc = concat!("`(", stringify!($key), ", mutable row)` of every row, in dense order, as a parallel iterator; see [`Rows::par_iter_mut`](crate::rows::Rows::par_iter_mut).")]
-            pub fn par_iter_mut<'a>(&'a mut self) -> $crate::par::ParIterMut<'a, $crate::rows::KeyOf<$index>, $record>
-            where
-                $crate::rows::KeyOf<$index>: ::core::marker::Send + ::core::marker::Sync,
-                <$record as $crate::record::Record>::Values: ::core::marker::Send,
-                <$record as $crate::record::Record>::Mut<'a>: ::core::marker::Send,
-            {
-                self.rows.par_iter_mut()
-            }
-        }
-
-        /// Equal when the rows are: see [`Rows`]' `PartialEq`.
-        impl<$($gen)*> ::core::cmp::PartialEq for $face
-        where
-            $crate::rows::Rows<$index, $record>: ::core::cmp::PartialEq,
-        {
-            fn eq(&self, other: &Self) -> bool {
-                self.rows == other.rows
-            }
-        }
-
-        impl<$($gen)*> ::core::cmp::Eq for $face where
-            $crate::rows::Rows<$index, $record>: ::core::cmp::Eq
-        {
-        }
-
-        impl<$($gen)*> ::core::iter::IntoIterator for $face {
-            type Item = ($crate::rows::KeyOf<$index>, $record);
-            type IntoIter = $crate::rows::IntoIter<$index, $record>;
-
-            fn into_iter(self) -> Self::IntoIter {
-                $crate::rows::IntoIter::new(self.rows)
-            }
-        }
-
-        impl<'a, $($gen)*> ::core::iter::IntoIterator for &'a $face
-        where
-            $record: 'a,
-        {
-            type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Ref<'a>);
-            type IntoIter = $crate::rows::Iter<'a, $crate::rows::KeyOf<$index>, $record>;
-
-            fn into_iter(self) -> Self::IntoIter {
-                self.rows.iter()
-            }
-        }
-
-        impl<'a, $($gen)*> ::core::iter::IntoIterator for &'a mut $face
-        where
-            $record: 'a,
-        {
-            type Item = ($crate::rows::KeyOf<$index>, <$record as $crate::record::Record>::Mut<'a>);
-            type IntoIter = $crate::rows::IterMut<'a, $crate::rows::KeyOf<$index>, $record>;
-
-            fn into_iter(self) -> Self::IntoIter {
-                self.rows.iter_mut()
-            }
-        }
-    };
-}
-pub(crate) use rows_face;

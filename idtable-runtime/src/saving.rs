@@ -48,5 +48,3 @@
 //! ```
 
 pub use crate::columns::serde::{SavedColumns, SavedNames, SavedRecord, SplitRows};
-#[doc(hidden)]
-pub use crate::storage::serde::SavedStorage;

@@ -14,13 +14,13 @@
 
 use core::fmt;
 
-use crate::columns::{CloneColumns, ColumnBuffer};
+use crate::columns::ColumnBuffer;
 
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 use crate::id::Id;
 use crate::record::{from_values, into_values};
-use crate::rows::{rows_face, sealed, Rows};
+use crate::rows::{sealed, Rows};
 use crate::table::{IdTable, IssueError, PartsError, TableConfig};
 
 pub use crate::record::{DebugRow, Record, RecordToken};
@@ -201,15 +201,7 @@ impl<T> core::error::Error for InsertError<T> {}
 /// t.clear();
 /// assert!(t.is_empty());
 /// ```
-pub struct SoaStorage<I: Id, T: Record> {
-    pub(crate) rows: Rows<IdTable<I>, T>,
-}
-
-rows_face!(
-    [T: Record, I: Id] SoaStorage<I, T> => IdTable<I>, T;
-    key: id, ids, ids_and_columns_mut;
-    shown: "\n[`SoaStorage`] shows every method of a table."
-);
+pub type SoaStorage<I, T> = Rows<IdTable<I>, T>;
 
 impl<I: Id> sealed::Index for IdTable<I> {
     type Key = I;
@@ -323,30 +315,11 @@ impl<I: Id> sealed::Index for IdTable<I> {
     }
 }
 
-/// Prints `{id: row, …}` in dense order; needs `T: Debug` (what the
-/// struct's crate chose to show) and its rows' `Debug` ([`DebugRow`]).
-impl<T: Record + fmt::Debug + DebugRow, I: Id> fmt::Debug for SoaStorage<I, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rows.fmt(f)
-    }
-}
-
-impl<T: Record, I: Id> Default for SoaStorage<I, T> {
+/// An empty table whose id table uses `T`'s configuration
+/// ([`Record::TABLE_CONFIG`]: the derive's `min_free` and `on_exhausted`).
+impl<T: Record, I: Id> Default for Rows<IdTable<I>, T> {
     fn default() -> Self {
-        Self::with_config(TableConfig::default())
-    }
-}
-
-/// Clones every column, field by field, as `#[derive(Clone)]` on `T` would.
-/// Requires `T: Clone`, so a type its own crate made uncloneable stays so.
-impl<T: Record + Clone, I: Id> Clone for SoaStorage<I, T>
-where
-    T::Tree: CloneColumns,
-{
-    fn clone(&self) -> Self {
-        SoaStorage {
-            rows: self.rows.clone(),
-        }
+        Self::new()
     }
 }
 
@@ -360,14 +333,27 @@ fn table_full_panic<T>(value: T, full: IssueError) -> ! {
     panic!("{full}")
 }
 
-impl<T: Record, I: Id> SoaStorage<I, T> {
+impl<T: Record, I: Id> Rows<IdTable<I>, T> {
     crate::sync::const_fn! {
-        /// An empty storage whose table uses `config`.
-        pub const fn with_config(config: TableConfig) -> Self {
-            SoaStorage {
-                rows: Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new()),
-            }
+        /// An empty table; allocates nothing until the first insert. Its id
+        /// table uses `T`'s configuration ([`Record::TABLE_CONFIG`]: the
+        /// derive's `min_free` and `on_exhausted`).
+        pub const fn new() -> Self {
+            Self::with_config(T::TABLE_CONFIG)
         }
+    }
+
+    crate::sync::const_fn! {
+        /// An empty table whose id table uses `config`.
+        pub const fn with_config(config: TableConfig) -> Self {
+            Rows::from_parts(IdTable::with_config(config), ColumnBuffer::new())
+        }
+    }
+
+    /// An empty table with room for `capacity` rows, in `T`'s
+    /// configuration.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity_and_config(capacity, T::TABLE_CONFIG)
     }
 
     /// An empty storage with room for `capacity` objects.
@@ -381,7 +367,21 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// storage's table and columns stay in step and its configuration
     /// stays its own.
     pub fn id_table(&self) -> &IdTable<I> {
-        &self.rows.index
+        &self.index
+    }
+
+    /// The ids, in dense order: `ids()[d]` owns the row at position `d` of
+    /// every column.
+    #[inline(always)]
+    pub fn ids(&self) -> &[I] {
+        self.index.ids()
+    }
+
+    /// The ids and every column mutably, at once.
+    #[inline(always)]
+    pub fn ids_and_columns_mut(&mut self) -> (&[I], T::ColumnsMut<'_>) {
+        let columns = crate::record::make_columns_mut::<T>(self.columns.slices_mut());
+        (self.index.ids(), columns)
     }
 
     /// Inserts `value`, or gives it back when no id can be issued.
@@ -403,9 +403,9 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     // call per insert (with its register saves) costs as much again.
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<I, InsertError<T>> {
-        self.rows.columns.push_from(value, into_values);
-        if self.rows.index.insert_is_plain() {
-            Ok(self.rows.index.insert_plain())
+        self.columns.push_from(value, into_values);
+        if self.index.insert_is_plain() {
+            Ok(self.index.insert_plain())
         } else {
             self.try_insert_cold()
         }
@@ -416,7 +416,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[cold]
     #[inline(never)]
     fn try_insert_cold(&mut self) -> Result<I, InsertError<T>> {
-        match self.rows.index.insert_cold() {
+        match self.index.insert_cold() {
             Some(id) => Ok(id),
             None => Err(self.refused()),
         }
@@ -427,7 +427,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[inline(never)]
     #[track_caller]
     fn insert_cold(&mut self) -> I {
-        match self.rows.index.insert_cold() {
+        match self.index.insert_cold() {
             Some(id) => id,
             None => self.refused_panic(),
         }
@@ -444,12 +444,12 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[inline(never)]
     #[track_caller]
     fn refused(&mut self) -> InsertError<T> {
-        let value = match self.rows.columns.pop() {
+        let value = match self.columns.pop() {
             Some(values) => from_values(values),
             None => unreachable!("the row was just pushed"),
         };
         // The row is off before `refusal` may panic.
-        let full = self.rows.index.refusal();
+        let full = self.index.refusal();
         InsertError::new(value, full)
     }
 
@@ -478,9 +478,9 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> I {
-        self.rows.columns.push_from(value, into_values);
-        if self.rows.index.insert_is_plain() {
-            self.rows.index.insert_plain()
+        self.columns.push_from(value, into_values);
+        if self.index.insert_is_plain() {
+            self.index.insert_plain()
         } else {
             self.insert_cold()
         }
@@ -510,7 +510,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
         // Prepared first (reservations settled, the slot words it needs
         // made), the table's next id is the one the insert issues: `make`
         // cannot reach the table in between.
-        let id = match self.rows.index.prepare_insert() {
+        let id = match self.index.prepare_insert() {
             Ok(id) => id,
             Err(refused) => panic!("{refused}"),
         };
@@ -534,7 +534,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[inline]
     #[track_caller]
     pub fn reserve_id(&self) -> I {
-        self.rows.index.reserve_id()
+        self.index.reserve_id()
     }
 
     /// [`IdTable::reserve_ids`] on this storage's table: `n` ids at once.
@@ -545,12 +545,12 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     #[cfg(target_has_atomic = "ptr")]
     #[track_caller]
     pub fn reserve_ids(&self, n: usize) -> crate::table::ReservedIds<'_, I> {
-        self.rows.index.reserve_ids(n)
+        self.index.reserve_ids(n)
     }
 
     /// Reservations waiting for their rows ([`IdTable::reserved_len`]).
     pub fn reserved_len(&self) -> usize {
-        self.rows.index.reserved_len()
+        self.index.reserved_len()
     }
 
     /// Inserts `value` as the object of `id`, an id reserved from `&self`
@@ -580,11 +580,11 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     // load the store cannot forward to, which alone cost more than the rest.
     #[inline(always)]
     pub fn insert_reserved(&mut self, id: I, value: T) -> Result<(), T> {
-        let Some(how) = self.rows.index.waiting(id) else {
+        let Some(how) = self.index.waiting(id) else {
             return Err(value);
         };
-        self.rows.columns.push(into_values(value));
-        self.rows.index.fill_waiting(id, how);
+        self.columns.push(into_values(value));
+        self.index.fill_waiting(id, how);
         Ok(())
     }
 
@@ -606,7 +606,7 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     /// assert!(shots.insert_reserved(id, Shot { speed: 1.0 }).is_err());
     /// ```
     pub fn release_reserved(&mut self, id: I) -> bool {
-        self.rows.index.release_reserved(id)
+        self.index.release_reserved(id)
     }
 
     /// Removes the object of `id` and returns it, or `None` if `id` is not
@@ -615,22 +615,20 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
     // loading the removed row from every column.
     #[inline(always)]
     pub fn remove(&mut self, id: I) -> Option<T> {
-        self.rows.remove_row(id)
+        self.remove_row(id)
     }
 
     /// `true` if `id` is live.
     #[inline(always)]
     pub fn contains(&self, id: I) -> bool {
-        self.rows.index.contains(id)
+        self.index.contains(id)
     }
 
     /// A storage of a table and a buffer of as many rows as it has live ids.
     #[cfg(feature = "serde")]
     pub(crate) fn from_table_and_buffer(table: IdTable<I>, columns: ColumnBuffer<T::Tree>) -> Self {
         debug_assert_eq!(table.len(), columns.len());
-        SoaStorage {
-            rows: Rows::from_parts(table, columns),
-        }
+        Rows::from_parts(table, columns)
     }
 
     /// Rebuilds a storage from a table (usually from
@@ -681,13 +679,11 @@ impl<T: Record, I: Id> SoaStorage<I, T> {
                 expected,
             });
         }
-        Ok(SoaStorage {
-            rows: Rows::from_parts(table, columns),
-        })
+        Ok(Rows::from_parts(table, columns))
     }
 }
 
-impl<T: Record, I: Id> Extend<T> for SoaStorage<I, T> {
+impl<T: Record, I: Id> Extend<T> for Rows<IdTable<I>, T> {
     fn extend<It: IntoIterator<Item = T>>(&mut self, iter: It) {
         let iter = iter.into_iter();
         self.reserve(iter.size_hint().0);
@@ -701,7 +697,7 @@ impl<T: Record, I: Id> Extend<T> for SoaStorage<I, T> {
     }
 }
 
-impl<T: Record, I: Id> FromIterator<T> for SoaStorage<I, T> {
+impl<T: Record, I: Id> FromIterator<T> for Rows<IdTable<I>, T> {
     fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
         let mut s = Self::default();
         s.extend(iter);

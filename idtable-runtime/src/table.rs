@@ -95,6 +95,20 @@ pub struct TableConfig {
     pub on_exhausted: OnExhausted,
 }
 
+impl TableConfig {
+    /// `TableConfig::default()`, in `const` context: freed slots reused at
+    /// once, exhausted slots retired.
+    ///
+    /// ```
+    /// use idtable::TableConfig;
+    /// assert_eq!(TableConfig::DEFAULT, TableConfig::default());
+    /// ```
+    pub const DEFAULT: TableConfig = TableConfig {
+        min_free: 0,
+        on_exhausted: OnExhausted::Retire,
+    };
+}
+
 /// What [`IdTable::remove`] did to the dense order: the element at `last`
 /// moved into `index` (nothing moved when `index == last`). A caller keeping
 /// columns does `column.swap_remove(index)` on each.
@@ -523,10 +537,7 @@ impl<I: Id> IdTable<I> {
         /// assert_eq!(table.config(), TableConfig::default());
         /// ```
         pub const fn new() -> Self {
-            Self::with_config(TableConfig {
-                min_free: 0,
-                on_exhausted: OnExhausted::Retire,
-            })
+            Self::with_config(TableConfig::DEFAULT)
         }
     }
 

@@ -433,7 +433,7 @@ impl<A: Keys> Run<A> {
             Op::Retain(m, r) => {
                 let m = (*m).max(1);
                 let mut seen = Vec::new();
-                self.map.retain(|key, mut b| {
+                self.map.retain(|key, b| {
                     seen.push(key);
                     *b.dps = b.dps.wrapping_add(1);
                     *b.dps % m != *r

@@ -2,7 +2,6 @@
 
 mod allocator;
 mod id;
-mod par;
 mod record;
 mod serde;
 
@@ -526,10 +525,10 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
     };
     let record = record::expand(&ctx);
     let serde = serde::expand(&ctx);
-    let (id, allocator, par) = if input.parts_only() {
+    let (id, allocator) = if input.parts_only() {
         Default::default()
     } else {
-        (id::expand(&ctx), allocator::expand(&ctx), par::expand(&ctx))
+        (id::expand(&ctx), allocator::expand(&ctx))
     };
     let errors = to_compile_errors(errors);
     quote! {
@@ -537,7 +536,6 @@ pub fn derive(original: &DeriveInput) -> TokenStream {
         #id
         #record
         #allocator
-        #par
         #serde
     }
 }

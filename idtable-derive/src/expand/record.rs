@@ -364,6 +364,14 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
     } else {
         pattern.clone()
     };
+    // A table's configuration is the struct's (`min_free`, `on_exhausted`);
+    // a `parts_only` struct has no table of its own and takes none.
+    let table_config = if ctx.input.parts_only() {
+        TokenStream::new()
+    } else {
+        let config = ctx.table_config();
+        quote!(const TABLE_CONFIG: #krate::TableConfig = #config;)
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::storage::DebugRow for #record_ty #where_debug {
@@ -384,6 +392,7 @@ fn record_impl(ctx: &Ctx) -> TokenStream {
             type Mut<#lt> = #muts #view_generics where Self: #lt;
             type Columns<#lt> = #columns #view_generics where Self: #lt;
             type ColumnsMut<#lt> = #columns_mut #view_generics where Self: #lt;
+            #table_config
 
             #[inline(always)]
             fn into_values(self, #token) -> Self::Values {

@@ -31,22 +31,12 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
     let layout = &ctx.layout;
     let record_ty = &ctx.record_ty;
     let generics = &ctx.input.generics;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
 
     let idents: Vec<_> = ctx.input.fields.iter().map(|f| f.ident).collect();
     let keys: Vec<String> = idents.iter().map(|i| i.unraw().to_string()).collect();
 
-    // The allocator's impls hold when the struct opted in and every column
-    // can be saved (the runtime's `SavedStorage`, which they call). On a
-    // struct without generics the bound is higher-ranked (see
-    // `Ctx::bound`): for a struct that did not opt in, the impls exist and
-    // never apply, and a field that cannot be saved is reported once, by
-    // `field_check` below.
-    let config = ctx.table_config();
     let saved_record = quote!(#krate::saving::SavedRecord);
-    let saved_storage = quote!(#krate::saving::SavedStorage<#id>);
-    let saveable = ctx.record_bound(saved_storage.clone());
-    let saveable = ctx.where_with(&saveable);
     let de_lt = Lifetime::new("'__soa_de", proc_macro2::Span::call_site());
     let mut de_generics: Generics = generics.clone();
     de_generics
@@ -154,27 +144,6 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
                 }
             }
 
-            #[automatically_derived]
-            impl #impl_generics #serde::Serialize for #allocator #ty_generics #saveable {
-                #[inline]
-                fn serialize<__S: #serde::Serializer>(
-                    &self,
-                    serializer: __S,
-                ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    <#record_ty as #saved_storage>::save(&self.storage, serializer, #saved_names)
-                }
-            }
-
-            #[automatically_derived]
-            impl #de_impl_generics #serde::Deserialize<#de_lt> for #allocator #ty_generics #saveable {
-                #[inline]
-                fn deserialize<__D: #serde::Deserializer<#de_lt>>(
-                    deserializer: __D,
-                ) -> ::core::result::Result<Self, __D::Error> {
-                    <#record_ty as #saved_storage>::load(deserializer, #config, #saved_names)
-                        .map(|storage| Self { storage })
-                }
-            }
         }
     };
     // A `parts_only` struct has no id and no allocator to save.
@@ -201,6 +170,7 @@ pub fn expand(ctx: &Ctx) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics #saved_record for #record_ty #columns_saveable {
                 const FIELDS: &'static [&'static str] = &[#(#field_names),*];
+                const NAMES: #krate::saving::SavedNames = #saved_names;
             }
 
             #[automatically_derived]

@@ -45,6 +45,9 @@ pub trait SavedRecord: Record {
     /// The field names, in declaration order: the keys of the saved
     /// columns.
     const FIELDS: &'static [&'static str];
+    /// The names a table of these rows is saved under (a derived struct's
+    /// `FooAllocator` and `FooColumns`); [`SavedNames::STORAGE`] unless set.
+    const NAMES: SavedNames = SavedNames::STORAGE;
 }
 
 /// A [`ColumnTree`] description whose every column can be saved and loaded:

@@ -34,8 +34,8 @@ where
     T::Tree: SavedColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let keys = self.rows.keys();
-        save_column_shaped::<T, S>(serializer, NAMES, "keys", &keys, self.rows.column_store())
+        let keys = self.keys();
+        save_column_shaped::<T, S>(serializer, NAMES, "keys", &keys, self.column_store())
     }
 }
 
@@ -50,9 +50,7 @@ where
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let (sparse, buffer) = load_column_shaped::<SparseSet<K>, T, D>(deserializer, (), NAMES)?;
-        Ok(SoaMap {
-            rows: Rows::from_parts(sparse, buffer),
-        })
+        Ok(Rows::from_parts(sparse, buffer))
     }
 }
 

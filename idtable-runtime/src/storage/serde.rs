@@ -11,54 +11,7 @@ use crate::columns::serde::{
     load_column_shaped, save_column_shaped, SavedColumns, SavedIndex, SavedNames, SavedRecord,
 };
 use crate::id::Id;
-use crate::record::Record;
 use crate::table::{IdTable, IdTableParts, PartsError, TableConfig};
-
-/// What a derived allocator's `Serialize` and `Deserialize` call: the
-/// storage saved and loaded under the allocator's names. Implemented for
-/// every [`SavedRecord`] whose columns are [`SavedColumns`]; the derive
-/// bounds its impls by it, so they exist for every struct and apply only
-/// to those that opted in. Not public API.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not saved or loaded: its struct has no `#[soa(serde)]`",
-    label = "saving or loading this needs `{Self}` to opt in",
-    note = "add `#[soa(serde)]` below `#[derive(SoaAllocator)]` on `{Self}` (and turn on idtable's `serde` feature)"
-)]
-pub trait SavedStorage<I: Id>: Record {
-    /// [`SoaStorage::serialize_named`].
-    fn save<S: Serializer>(
-        storage: &SoaStorage<I, Self>,
-        serializer: S,
-        names: SavedNames,
-    ) -> Result<S::Ok, S::Error>;
-    /// [`SoaStorage::deserialize_named`].
-    fn load<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        config: TableConfig,
-        names: SavedNames,
-    ) -> Result<SoaStorage<I, Self>, D::Error>;
-}
-
-impl<T: SavedRecord, I: Id> SavedStorage<I> for T
-where
-    T::Tree: SavedColumns,
-{
-    fn save<S: Serializer>(
-        storage: &SoaStorage<I, T>,
-        serializer: S,
-        names: SavedNames,
-    ) -> Result<S::Ok, S::Error> {
-        storage.serialize_named(serializer, names)
-    }
-    fn load<'de, D: Deserializer<'de>>(
-        deserializer: D,
-        config: TableConfig,
-        names: SavedNames,
-    ) -> Result<SoaStorage<I, T>, D::Error> {
-        SoaStorage::deserialize_named(deserializer, config, names)
-    }
-}
 
 impl<T: SavedRecord, I: Id> SoaStorage<I, T>
 where
@@ -91,7 +44,7 @@ where
         names: SavedNames,
     ) -> Result<S::Ok, S::Error> {
         let table = self.id_table();
-        save_column_shaped::<T, S>(serializer, names, "table", table, self.rows.column_store())
+        save_column_shaped::<T, S>(serializer, names, "table", table, self.column_store())
     }
 
     /// Loads a storage saved by [`serialize_named`](Self::serialize_named),
@@ -148,23 +101,26 @@ where
     }
 }
 
-/// Saves with [`SavedNames::STORAGE`].
+/// Saves under `T`'s names ([`SavedRecord::NAMES`]: a derived struct's
+/// `FooAllocator` and `FooColumns`). Exists for a struct that opted in
+/// with `#[soa(serde)]` and whose every column can be saved.
 impl<T: SavedRecord, I: Id> Serialize for SoaStorage<I, T>
 where
     T::Tree: SavedColumns,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize_named(serializer, SavedNames::STORAGE)
+        self.serialize_named(serializer, T::NAMES)
     }
 }
 
-/// Loads with the default [`TableConfig`] and [`SavedNames::STORAGE`].
+/// Loads under `T`'s names, the table in `T`'s configuration
+/// ([`Record::TABLE_CONFIG`]; the configuration is not saved).
 impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<I, T>
 where
     T::Tree: SavedColumns,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::deserialize_named(deserializer, TableConfig::default(), SavedNames::STORAGE)
+        Self::deserialize_named(deserializer, T::TABLE_CONFIG, T::NAMES)
     }
 }
 
