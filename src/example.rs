@@ -114,11 +114,14 @@
 //! // With `#[soa(parts_only)]` the struct gets only the views, the columns and the
 //! // impls below: no id type, no allocator.
 //!
-//! /// The allocator: a SoaStorage<ParticleId, Particle> inside.
-//! pub struct ParticleAllocator { /* private */ }
+//! /// The allocator: a name for the runtime's table of Particles. Every
+//! /// method below is `SoaStorage`'s (that is, `Rows<IdTable<ParticleId>,
+//! /// Particle>`'s), written once in the runtime for every derived struct.
+//! pub type ParticleAllocator = SoaStorage<ParticleId, Particle>;
 //!
+//! // What a table does, as this struct's table shows it:
 //! impl ParticleAllocator {
-//!     pub const fn new() -> Self;
+//!     pub const fn new() -> Self;                                   // Particle's TABLE_CONFIG
 //!     pub fn with_capacity(capacity: usize) -> Self;
 //!     pub fn len(&self) -> usize;
 //!     pub fn is_empty(&self) -> bool;
@@ -149,24 +152,30 @@
 //!     pub fn ids(&self) -> &[ParticleId];
 //!     pub fn ids_and_columns_mut(&mut self) -> (&[ParticleId], ParticleColumnsMut<'_>);
 //!     pub fn dense_index(&self, id: ParticleId) -> Option<usize>;
+//!     pub fn row(&self, dense: usize) -> ParticleRef<'_>;
+//!     pub fn row_mut(&mut self, dense: usize) -> ParticleMut<'_>;
 //!
-//!     pub fn iter(&self) -> storage::Iter<'_, ParticleId, Particle>;        // (ParticleId, ParticleRef)
-//!     pub fn iter_mut(&mut self) -> storage::IterMut<'_, ParticleId, Particle>; // (ParticleId, ParticleMut)
+//!     pub fn iter(&self) -> rows::Iter<'_, ParticleId, Particle>;        // (ParticleId, ParticleRef)
+//!     pub fn iter_mut(&mut self) -> rows::IterMut<'_, ParticleId, Particle>; // (ParticleId, ParticleMut)
 //!     pub fn drain(&mut self) -> storage::Drain<'_, ParticleId, Particle>;  // (ParticleId, Particle)
 //!     pub fn retain(&mut self, keep: impl FnMut(ParticleId, ParticleMut<'_>) -> bool);
-//!     pub fn extract_if<'a, F: FnMut(ParticleId, ParticleMut<'_>) -> bool + 'a>(&'a mut self, pred: F)
-//!         -> impl Iterator<Item = (ParticleId, Particle)> + 'a; // swap-removes, order not kept
+//!     pub fn extract_if<F: FnMut(ParticleId, ParticleMut<'_>) -> bool>(&mut self, pred: F)
+//!         -> rows::ExtractIf<'_, IdTable<ParticleId>, Particle, F>; // swap-removes, order not kept
 //!     pub fn remove_many(&mut self, ids: impl IntoIterator<Item = ParticleId>) -> usize;
 //!     pub fn sort_by(&mut self, compare: impl FnMut(ParticleRef<'_>, ParticleRef<'_>) -> Ordering);
 //!     pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(ParticleRef<'_>) -> K);
+//!     pub fn par_iter(&self) -> par::ParIter<'_, ParticleId, Particle>;      // feature `rayon`
+//!     pub fn par_iter_mut(&mut self) -> par::ParIterMut<'_, ParticleId, Particle>;
 //!
 //!     pub fn id_table(&self) -> &IdTable<ParticleId>;
 //!     pub fn check_invariants(&self);
 //! }
 //!
-//! impl Default for ParticleAllocator;
+//! impl Default for ParticleAllocator;        // new()
 //! impl Debug for ParticleAllocator;          // when Particle is Debug: a map id => ParticleRef
 //! impl Clone for ParticleAllocator;          // when Particle is Clone (clones field by field)
+//! impl PartialEq, Eq for ParticleAllocator;  // when Particle is: same ids, slots, free queue, rows
+//! impl Serialize, Deserialize for ParticleAllocator; // with #[soa(serde)]
 //! impl Extend<Particle> for ParticleAllocator;
 //! impl FromIterator<Particle> for ParticleAllocator;
 //! impl IntoIterator for ParticleAllocator;   // (ParticleId, Particle), storage::IntoIter
@@ -180,6 +189,7 @@
 //!     type Mut<'a> = ParticleMut<'a>;
 //!     type Columns<'a> = ParticleColumns<'a>;
 //!     type ColumnsMut<'a> = ParticleColumnsMut<'a>;
+//!     const TABLE_CONFIG: TableConfig = /* min_free = 16, on_exhausted = retire */;
 //!     /* into_values, from_values, make_ref, make_mut, make_columns, make_columns_mut:
 //!        each takes a RecordToken<Particle>, which only the runtime can create;
 //!        shared_columns and reborrow_columns lend a shorter-lived view */
@@ -190,8 +200,8 @@
 //!
 //! The generated doc comments hold no examples on purpose: a doc test in
 //! generated code would run in every user's crate. The examples are on the
-//! runtime items the allocator forwards to ([`SoaStorage`](crate::SoaStorage)
-//! has one per method) and in the [crate guide](crate).
+//! runtime's table ([`SoaStorage`](crate::SoaStorage) and
+//! [`Rows`](crate::Rows) have one per method) and in the [crate guide](crate).
 
 use crate::SoaAllocator;
 

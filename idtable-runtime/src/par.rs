@@ -130,7 +130,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// `(id, fields)` of every object, in dense order, as a parallel
     /// iterator. Needs every field `Sync`.
     ///
-    /// Derived allocators forward their `par_iter()` here; see the
+    /// A derived allocator's `par_iter()` is this one; see the
     /// [module docs](self).
     ///
     /// ```
@@ -160,7 +160,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     /// `(id, mutable fields)` of every object, in dense order, as a parallel
     /// iterator. Needs every field `Send`.
     ///
-    /// Derived allocators forward their `par_iter_mut()` here; see the
+    /// A derived allocator's `par_iter_mut()` is this one; see the
     /// [module docs](self).
     ///
     /// ```

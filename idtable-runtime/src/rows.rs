@@ -1,21 +1,22 @@
-//! [`Rows<X, T>`]: the dense-rows engine behind [`SoaStorage`](crate::SoaStorage) and
-//! [`SoaMap`](crate::SoaMap).
+//! [`Rows<X, T>`]: the one container type. [`SoaStorage`](crate::SoaStorage)
+//! (and so every derived `FooAllocator`) and [`SoaMap`](crate::SoaMap) are
+//! its two forms, names for `Rows` over their index.
 //!
 //! A [`ColumnBuffer`] of `T`'s columns, and an index `X` that holds one key
-//! per row (the key of the row at dense position `d` is `keys()[d]`) and
-//! finds a key's row. The two containers differ only in their index:
+//! per row (the key of the row at dense position `d`) and finds a key's
+//! row. The two forms differ only in their index:
 //!
-//! | container | index `X` | how a key comes to be |
-//! | --- | --- | --- |
-//! | [`SoaStorage<I, T>`](crate::SoaStorage) (every derived allocator) | [`IdTable<I>`](crate::IdTable) | issued by `insert` |
-//! | [`SoaMap<K, T>`](crate::SoaMap) | [`SparseSet<K>`](crate::map::SparseSet) | another table's id, given to `insert` |
+//! | container | index `X` | how a key comes to be | its list of keys |
+//! | --- | --- | --- | --- |
+//! | [`SoaStorage<I, T>`](crate::SoaStorage) (every derived allocator) | [`IdTable<I>`](crate::IdTable) | issued by `insert` | `ids()` |
+//! | [`SoaMap<K, T>`](crate::SoaMap) | [`SparseSet<K>`](crate::map::SparseSet) | another table's id, given to `insert` | `keys()` |
 //!
-//! Everything else — lookups, views, columns, iterators, `drain`, `retain`,
-//! sorting, `get_disjoint_mut`, rayon and serde — is written once, here, and
-//! each container owns a forward of every method (written once too, by a
-//! macro), named in its own words: a table's rows are named by `ids`, a
-//! map's by `keys`. No container dereferences to its `Rows`, so none hands
-//! out `&mut` to its table.
+//! Everything else (lookups, views, columns, iterators, `drain`, `retain`,
+//! sorting, `get_disjoint_mut`, rayon and serde) is written once, here, for
+//! both. What differs (inserting, the list of keys named in each form's own
+//! word) is an `impl` block of `Rows` over that index, in `storage.rs` and
+//! `map.rs`. No method of one form answers to the other's word, and no
+//! `&mut` to the index is handed out.
 //!
 //! ```
 //! use idtable::{SoaAllocator, SoaMap, SoaStorage};
@@ -44,12 +45,13 @@
 //!
 //! # Closures over rows
 //!
-//! [`retain`](Rows::retain) and the sorts hand their closure a
-//! [`RowMut<'_, T>`] or [`RowRef<'_, T>`], which dereference to `T`'s own
-//! views (`FooMut`, `FooRef`): `|_, p| *p.x > 2.0` reads a field as on the
-//! view itself, and [`RowMut::into_inner`] gives the view. The wrapper lets
-//! these methods take a struct that borrows (`Foo<'a>`): a closure over the
-//! view type alone would force `T: 'static`.
+//! [`retain`](Rows::retain), [`extract_if`](Rows::extract_if) and the
+//! sorts hand their closure `T`'s own views (`FooMut`, `FooRef`), so
+//! `|_, p| *p.x > 2.0` reads a field and `|_, p| { *p.hp -= 1; *p.hp > 0 }`
+//! writes one. For a struct that borrows (`Label<'t>`) the compiler refuses
+//! such a closure (it takes a closure over the view of every borrow to need
+//! `'t: 'static`): select its rows with [`iter`](Rows::iter) and remove
+//! them with [`remove_many`](Rows::remove_many).
 
 use alloc::vec::Vec;
 use core::cmp::Ordering;

@@ -1,14 +1,13 @@
-//! [`SoaStorage`]: the [`Rows`] engine indexed by an [`IdTable`] that
-//! issues the ids — the generic allocator behind every
-//! `#[derive(SoaAllocator)]`.
+//! [`SoaStorage`]: the table, [`Rows`] whose index is an [`IdTable`] that
+//! issues the ids. Every `#[derive(SoaAllocator)]` names one:
+//! `FooAllocator` is `SoaStorage<FooId, Foo>`.
 //!
-//! The derive implements [`Record`] for the user's struct and wraps a
-//! `SoaStorage<FooId, Foo>` in `FooAllocator`, whose methods forward here.
-//! A `SoaStorage` has every method of [`Rows`] as its own, named in a
-//! table's words (`ids`), as [`SoaMap`](crate::SoaMap) has them in a map's
-//! (`keys`); neither dereferences to its `Rows`. What it adds is how ids
-//! are issued and retired: insert, remove, `contains`, the table's
-//! configuration.
+//! The row methods (lookups, views, iteration, `retain`, sorting) are
+//! [`Rows`]'; this module holds what only a table has, in a table's words:
+//! how ids are issued and retired (insert, remove, reservations,
+//! `contains`), `ids()`, `id_table()` and the table's configuration (the
+//! record's [`Record::TABLE_CONFIG`] for `new`, `with_capacity` and
+//! `default`).
 //!
 //! See [`SoaStorage`] for an example.
 
@@ -129,10 +128,9 @@ impl<T> fmt::Display for InsertError<T> {
 impl<T> core::error::Error for InsertError<T> {}
 
 /// [`Rows`] of `T` whose keys are ids `I` issued by an [`IdTable`]: the
-/// allocator behind every derived `FooAllocator`, usable directly with any
-/// [`Id`] type. Lookups, views, iteration, `retain` and sorting are the
-/// engine's, each forwarded by a method of its own (a table names its rows
-/// by `ids`).
+/// table every derived `FooAllocator` names, usable directly with any
+/// [`Id`] type. Lookups, views, iteration, `retain` and sorting are
+/// [`Rows`]' methods; a table names its rows by `ids`.
 ///
 /// Invariant: the table holds one live id per row, the row at dense index
 /// `d` belonging to `table().ids()[d]`.
