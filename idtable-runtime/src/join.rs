@@ -1,7 +1,7 @@
 //! Joins: the rows one key has in several containers, read as one.
 //!
 //! An object's rows often live in several containers keyed by the same id
-//! type: its table (a derived allocator), the [`SoaMap`]s of its
+//! type: its table (a derived allocator), the [`SoaMap`](crate::SoaMap)s of its
 //! components, its [`DataMap`]. [`join`] reads them together, the way an
 //! ECS query does, without a world: the containers stay the caller's own
 //! values, borrowed for the join.
@@ -53,7 +53,7 @@
 //!
 //! | source | yields | role |
 //! | --- | --- | --- |
-//! | `&table`, `&map` (a derived allocator, a [`SoaStorage`], a [`SoaMap`]) | `FooRef<'_>` | required |
+//! | `&table`, `&map` (a derived allocator, a [`SoaStorage`], a [`SoaMap`](crate::SoaMap)) | `FooRef<'_>` | required |
 //! | `&mut table`, `&mut map` | `FooMut<'_>` | required |
 //! | `&data` (a [`DataMap`]) | its [`DataRef`] | required |
 //! | [`Maybe(source)`](Maybe) | `Option` of the source's item | optional |
@@ -100,7 +100,7 @@ use crate::rows::{self, KeyOf, RowIndex, Rows};
 use crate::storage::SoaStorage;
 
 /// A container of rows keyed by ids: a derived allocator, a
-/// [`SoaStorage`] or a [`SoaMap`]. What
+/// [`SoaStorage`] or a [`SoaMap`](crate::SoaMap). What
 /// [`join`], [`remove_all`] and [groups](crate::group) need of it: its
 /// [`Rows`]. `#[derive(SoaAllocator)]` implements it for the
 /// allocator; [`Sources`] calls its methods step by step.

@@ -187,7 +187,7 @@ impl<X: RowIndex, T: Record> rows::Rows<X, T> {
     }
 }
 
-/// `(key, fields)` of every row of a [`SoaStorage`] or a [`SoaMap`], in
+/// `(key, fields)` of every row of a [`SoaStorage`](crate::SoaStorage) or a [`SoaMap`](crate::SoaMap), in
 /// dense order: an [`IndexedParallelIterator`], made by their
 /// `par_iter`.
 ///
@@ -222,8 +222,8 @@ impl<T: Record, I: Id> Clone for ParIter<'_, I, T> {
     }
 }
 
-/// `(key, mutable fields)` of every row of a [`SoaStorage`] or a
-/// [`SoaMap`], in dense order: an [`IndexedParallelIterator`], made by
+/// `(key, mutable fields)` of every row of a [`SoaStorage`](crate::SoaStorage) or a
+/// [`SoaMap`](crate::SoaMap), in dense order: an [`IndexedParallelIterator`], made by
 /// their `par_iter_mut`.
 ///
 /// It is `Send` when the ids are `Sync` and every field is `Send`: each row

@@ -124,6 +124,18 @@ pub trait Record: Sized {
     /// The configuration of a table of these rows made by `new()`,
     /// `with_capacity` or `default()` (a derived struct's `#[soa(min_free
     /// = …, on_exhausted = …)]`); [`TableConfig::DEFAULT`] unless set.
+    ///
+    /// ```
+    /// use idtable::{OnExhausted, Record, SoaAllocator, TableConfig};
+    ///
+    /// #[derive(SoaAllocator)]
+    /// #[soa(min_free = 64, on_exhausted = wrap)]
+    /// pub struct Shot { pub t: f32 }
+    ///
+    /// let want = TableConfig { min_free: 64, on_exhausted: OnExhausted::Wrap };
+    /// assert_eq!(Shot::TABLE_CONFIG, want);
+    /// assert_eq!(ShotAllocator::new().id_table().config(), want);
+    /// ```
     const TABLE_CONFIG: TableConfig = TableConfig::DEFAULT;
 
     /// Splits the struct into its fields.

@@ -68,7 +68,27 @@ use crate::record::{
 
 /// The index of a [`Rows`]: one key per row, and the way from a key to its
 /// row. Implemented by [`IdTable`](crate::IdTable) and by [`SparseSet`](crate::map::SparseSet)
-/// only (the trait is sealed: its methods are the engine's own).
+/// only (the trait is sealed: its methods are the engine's own). Code
+/// generic over tables and maps alike names it, with [`KeyOf`]:
+///
+/// ```
+/// use idtable::rows::{KeyOf, RowIndex, Rows};
+/// use idtable::{SoaAllocator, SoaMap};
+///
+/// #[derive(SoaAllocator)]
+/// pub struct Hp { pub hp: i32 }
+///
+/// /// The key of the row with the least hp, in a table or a map.
+/// fn weakest<X: RowIndex>(rows: &Rows<X, Hp>) -> Option<KeyOf<X>> {
+///     rows.iter().min_by_key(|(_, u)| *u.hp).map(|(key, _)| key)
+/// }
+///
+/// let mut units = HpAllocator::new();
+/// let (a, b) = (units.insert(Hp { hp: 5 }), units.insert(Hp { hp: 2 }));
+/// let mut shields: SoaMap<HpId, Hp> = SoaMap::new();
+/// shields.insert(a, Hp { hp: 1 });
+/// assert_eq!((weakest(&units), weakest(&shields)), (Some(b), Some(a)));
+/// ```
 pub trait RowIndex: sealed::Index {}
 
 impl<X: sealed::Index> RowIndex for X {}
@@ -190,7 +210,18 @@ pub(crate) mod sealed {
     }
 }
 
-/// The key type of a [`Rows`] with index `X`.
+/// The key type of a [`Rows`] with index `X`: a table's id type, a map's
+/// key type.
+///
+/// ```
+/// use idtable::map::SparseSet;
+/// use idtable::rows::KeyOf;
+/// use idtable::{Id, Id24_8, IdTable};
+///
+/// let id: KeyOf<IdTable<Id24_8>> = Id24_8::new(3, 1).unwrap();
+/// let key: KeyOf<SparseSet<Id24_8>> = id;
+/// assert_eq!(key.index(), 3);
+/// ```
 pub type KeyOf<X> = <X as sealed::Index>::Key;
 
 /// Dense rows of `T` (one column per field, packed by swap-remove) and the

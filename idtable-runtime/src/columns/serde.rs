@@ -47,6 +47,20 @@ pub trait SavedRecord: Record {
     const FIELDS: &'static [&'static str];
     /// The names a table of these rows is saved under (a derived struct's
     /// `FooAllocator` and `FooColumns`); [`SavedNames::STORAGE`] unless set.
+    ///
+    /// ```
+    /// use idtable::saving::{SavedNames, SavedRecord};
+    /// use idtable::SoaAllocator;
+    ///
+    /// #[derive(SoaAllocator)]
+    /// #[soa(serde)]
+    /// pub struct Ship { pub hp: u32 }
+    ///
+    /// assert_eq!(
+    ///     Ship::NAMES,
+    ///     SavedNames { storage: "ShipAllocator", columns: "ShipColumns" }
+    /// );
+    /// ```
     const NAMES: SavedNames = SavedNames::STORAGE;
 }
 

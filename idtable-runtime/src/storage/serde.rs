@@ -114,7 +114,7 @@ where
 }
 
 /// Loads under `T`'s names, the table in `T`'s configuration
-/// ([`Record::TABLE_CONFIG`]; the configuration is not saved).
+/// ([`Record::TABLE_CONFIG`](crate::Record::TABLE_CONFIG); the configuration is not saved).
 impl<'de, T: SavedRecord, I: Id> de::Deserialize<'de> for SoaStorage<I, T>
 where
     T::Tree: SavedColumns,
