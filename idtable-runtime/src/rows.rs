@@ -646,8 +646,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     }
 
     /// [`remove_many`](Self::remove_many) of at most [`SMALL`] rows, its
-    /// marks in a bitset on the stack (2 KiB): main's way, with no
-    /// allocation. A key found marks its row; the second pass frees the
+    /// marks in a bitset on the stack (2 KiB), with no allocation. A key found marks its row; the second pass frees the
     /// marked keys in dense order and moves the other rows down, 64 at a
     /// time. Marking in the index or the keys costs a table more here
     /// (benches/NOTES.md, "Batch removals without an allocation"): each
@@ -674,19 +673,8 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         }
         // If this panics, nothing has changed.
         self.index.prepare_release();
-        /// The keys' write position; dropping it cuts the keys there, once
-        /// the columns' pass (which asks for every block) is over.
-        struct Keys<'a, X: RowIndex> {
-            index: &'a mut X,
-            write: usize,
-        }
-        impl<X: RowIndex> Drop for Keys<'_, X> {
-            fn drop(&mut self) {
-                self.index.truncate(self.write);
-            }
-        }
         let Rows { index, columns } = self;
-        let mut keys = Keys {
+        let mut keys = KeysCut {
             index,
             write: first,
         };
@@ -727,14 +715,11 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
         }
         self.index.prepare_release();
         let span = core::mem::take(span);
-        /// The keys' side of the pass: their write position, and the
-        /// answers for the blocks of the chunk it has done, which the
-        /// columns ask for one by one. Dropping it cuts the keys at the
-        /// write position, once the columns' pass (which asks for every
-        /// block) is over.
+        /// The keys' side of the pass: their write position (cut there
+        /// when dropped), and the answers for the blocks of the chunk it
+        /// has done, which the columns ask for one by one.
         struct Keys<'a, X: RowIndex> {
-            index: &'a mut X,
-            write: usize,
+            cut: KeysCut<'a, X>,
             span: Detached,
             /// The first row of the chunk done, and the row past it.
             chunk: (usize, usize),
@@ -757,7 +742,7 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
             /// `base`, keeping their answers.
             #[inline(always)]
             fn next_chunk(&mut self, base: usize) {
-                let len = self.index.keys().len();
+                let len = self.cut.index.keys().len();
                 let mut next = base;
                 for answer in self.answers.iter_mut().take(X::CHUNK_BLOCKS) {
                     if next >= len {
@@ -767,11 +752,11 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
                     // Rows past the span hold no detached key: not asked
                     // about.
                     let asked = n.min(self.span.end.saturating_sub(next));
-                    *answer = (self.index).remove_detached_block(
+                    *answer = (self.cut.index).remove_detached_block(
                         next,
                         n,
                         asked,
-                        &mut self.write,
+                        &mut self.cut.write,
                         self.span.tagged,
                     );
                     next += n;
@@ -779,15 +764,12 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
                 self.chunk = (base, next);
             }
         }
-        impl<X: RowIndex> Drop for Keys<'_, X> {
-            fn drop(&mut self) {
-                self.index.truncate(self.write);
-            }
-        }
         let Rows { index, columns } = self;
         let mut keys = Keys {
-            index,
-            write: span.first,
+            cut: KeysCut {
+                index,
+                write: span.first,
+            },
             span,
             chunk: (span.first, span.first),
             answers: [0; CHUNK],
@@ -831,6 +813,20 @@ impl<X: RowIndex, T: Record> Rows<X, T> {
     #[cfg(feature = "serde")]
     pub(crate) fn column_store(&self) -> &ColumnBuffer<T::Tree> {
         &self.columns
+    }
+}
+
+/// The keys' write position in the second pass of a batch removal:
+/// dropping it cuts the keys there, once the columns' pass (which asks for
+/// every block) is over, or when a destructor's panic ends it early.
+struct KeysCut<'a, X: RowIndex> {
+    index: &'a mut X,
+    write: usize,
+}
+
+impl<X: RowIndex> Drop for KeysCut<'_, X> {
+    fn drop(&mut self) {
+        self.index.truncate(self.write);
     }
 }
 
